@@ -1,0 +1,61 @@
+"""Kafka's consumer partition assignors in pure Python.
+
+The public API: the domain model (:class:`TopicPartition`, :class:`Subscription`,
+:class:`Assignment`, :class:`Cluster`, :class:`RebalanceProtocol`), the
+:class:`ConsumerPartitionAssignor` protocol, the built-in assignors and
+:func:`get_assignor`, and the :class:`AssignorError` tree. Submodules:
+:mod:`assignors.metrics`.
+"""
+
+from assignors._errors import (
+    AssignorError,
+    CooperativeViolationError,
+    InvalidSubscriptionError,
+    ProtocolError,
+    UnknownAssignorError,
+)
+from assignors._interface import ConsumerPartitionAssignor
+from assignors._model import (
+    COOPERATIVE_STICKY_ASSIGNOR_NAME,
+    DEFAULT_GENERATION,
+    RANGE_ASSIGNOR_NAME,
+    ROUNDROBIN_ASSIGNOR_NAME,
+    STICKY_ASSIGNOR_NAME,
+    Assignment,
+    Cluster,
+    MemberId,
+    RebalanceProtocol,
+    Subscription,
+    Topic,
+    TopicPartition,
+)
+from assignors._range import RangeAssignor
+from assignors._registry import assignor_names, get_assignor
+from assignors._round_robin import RoundRobinAssignor
+
+__all__ = [
+    "COOPERATIVE_STICKY_ASSIGNOR_NAME",
+    "DEFAULT_GENERATION",
+    "RANGE_ASSIGNOR_NAME",
+    "ROUNDROBIN_ASSIGNOR_NAME",
+    "STICKY_ASSIGNOR_NAME",
+    "Assignment",
+    "AssignorError",
+    "Cluster",
+    "ConsumerPartitionAssignor",
+    "CooperativeViolationError",
+    "InvalidSubscriptionError",
+    "MemberId",
+    "ProtocolError",
+    "RangeAssignor",
+    "RebalanceProtocol",
+    "RoundRobinAssignor",
+    "Subscription",
+    "Topic",
+    "TopicPartition",
+    "UnknownAssignorError",
+    "assignor_names",
+    "get_assignor",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,5 @@
+import sys
+
+from assignors.cli import main
+
+sys.exit(main())

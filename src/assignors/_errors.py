@@ -1,0 +1,68 @@
+"""The exceptions raised by :mod:`assignors`.
+
+Every exception the library raises on purpose derives from :class:`AssignorError`,
+so one ``except AssignorError`` covers them all. Subclasses also derive from the
+builtin they refine, so code that already catches ``ValueError`` or
+``LookupError`` keeps working::
+
+    AssignorError
+    ├── InvalidSubscriptionError (ValueError)   bad input to an assignor: cluster, member, subscription
+    ├── UnknownAssignorError (LookupError)      no assignor with that name
+    ├── ProtocolError (ValueError)              bytes that do not decode as Kafka's wire format
+    └── CooperativeViolationError               a cooperative assignment that moves a partition in one round
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AssignorError",
+    "CooperativeViolationError",
+    "InvalidSubscriptionError",
+    "ProtocolError",
+    "UnknownAssignorError",
+]
+
+
+class AssignorError(Exception):
+    """Root of every exception that :mod:`assignors` raises deliberately."""
+
+
+class InvalidSubscriptionError(AssignorError, ValueError):
+    """The cluster metadata, a member or its subscription is not valid input.
+
+    The message names the member, topic or field and the offending value.
+    """
+
+
+class UnknownAssignorError(AssignorError, LookupError):
+    """No assignor is registered under the requested name."""
+
+
+class ProtocolError(AssignorError, ValueError):
+    """Bytes that do not decode as Kafka's consumer protocol.
+
+    Attributes:
+        field: the field being decoded when the input ran out or was invalid.
+        offset: the byte offset at which that field starts.
+    """
+
+    def __init__(self, message: str, *, field: str = "", offset: int = -1) -> None:
+        super().__init__(message)
+        self.field = field
+        self.offset = offset
+
+
+class CooperativeViolationError(AssignorError):
+    """A COOPERATIVE assignment gives a partition to a new owner while another member still owns it.
+
+    Attributes:
+        partition: the partition, as ``"topic-partition"``.
+        previous_owner: the member that owns it and has not revoked it yet.
+        new_owner: the member the assignment gives it to.
+    """
+
+    def __init__(self, message: str, *, partition: str, previous_owner: str, new_owner: str) -> None:
+        super().__init__(message)
+        self.partition = partition
+        self.previous_owner = previous_owner
+        self.new_owner = new_owner

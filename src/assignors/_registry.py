@@ -1,0 +1,42 @@
+"""Look up the built-in assignors by their Kafka names."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from assignors._errors import UnknownAssignorError
+from assignors._range import RangeAssignor
+from assignors._round_robin import RoundRobinAssignor
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from assignors._interface import ConsumerPartitionAssignor
+
+__all__ = ["assignor_names", "get_assignor"]
+
+_FACTORIES: dict[str, Callable[[], ConsumerPartitionAssignor]] = {
+    RangeAssignor.name: RangeAssignor,
+    RoundRobinAssignor.name: RoundRobinAssignor,
+}
+
+
+def get_assignor(name: str) -> ConsumerPartitionAssignor:
+    """A fresh instance of the built-in assignor called ``name`` (Kafka's names).
+
+    >>> get_assignor("range")
+    RangeAssignor()
+
+    Raises:
+        UnknownAssignorError: no built-in assignor has that name; the message lists the names.
+    """
+    factory = _FACTORIES.get(name) if isinstance(name, str) else None
+    if factory is None:
+        msg = f"unknown assignor name={name!r}; the built-in assignors are {', '.join(map(repr, assignor_names()))}"
+        raise UnknownAssignorError(msg)
+    return factory()
+
+
+def assignor_names() -> tuple[str, ...]:
+    """The names of the built-in assignors, in Kafka's order."""
+    return tuple(_FACTORIES)

@@ -1,0 +1,58 @@
+"""Small deterministic helpers shared by the assignors."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from assignors._model import MemberId, Subscription
+
+_FIRST_SUPPLEMENTARY = "\U00010000"
+
+
+def java_string_key(text: str) -> bytes:
+    """Sort key giving Java's ``String.compareTo`` order (UTF-16 code units).
+
+    Python compares strings by code point; the two orders differ only for characters
+    beyond the Basic Multilingual Plane, which UTF-16 encodes as surrogates
+    (0xD800-0xDFFF) that sort before 0xE000-0xFFFF. Big-endian UTF-16 bytes compare
+    like the code units.
+    """
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def java_sorted(items: Iterable[str]) -> list[str]:
+    """Sort strings in Java's ``String.compareTo`` order, cheaply when it equals Python's."""
+    result = sorted(items)
+    if any(item and max(item) >= _FIRST_SUPPLEMENTARY for item in result):
+        result.sort(key=java_string_key)
+    return result
+
+
+def kafka_member_order(subscriptions: Mapping[MemberId, Subscription]) -> list[MemberId]:
+    """Members in Kafka's ``MemberInfo`` order, as Range and RoundRobin use it.
+
+    Static members (with a ``group_instance_id``) come first, ordered by instance id,
+    then dynamic members ordered by member id; both in Java string order. Two members
+    with the same instance id (which a broker never admits) are ordered by member id.
+    """
+    static: list[tuple[str, MemberId]] = []
+    dynamic: list[MemberId] = []
+    for member, subscription in subscriptions.items():
+        instance = subscription.group_instance_id
+        if instance is None:
+            dynamic.append(member)
+        else:
+            static.append((instance, member))
+    supplementary = any(max(m) >= _FIRST_SUPPLEMENTARY for m in subscriptions) or any(
+        max(instance) >= _FIRST_SUPPLEMENTARY for instance, _ in static
+    )
+    if supplementary:
+        static.sort(key=lambda pair: (java_string_key(pair[0]), java_string_key(pair[1])))
+        dynamic.sort(key=java_string_key)
+    else:
+        static.sort()
+        dynamic.sort()
+    return [member for _, member in static] + dynamic

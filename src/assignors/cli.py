@@ -1,0 +1,124 @@
+"""The ``assignors`` command.
+
+``assignors assign --input snapshot.json [--strategy NAME ...] [--json]`` assigns one
+group snapshot with each strategy and prints every member's partitions and the
+balance and movement figures. Bad input is one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assignors._errors import AssignorError
+from assignors._registry import assignor_names, get_assignor
+from assignors._snapshot import Snapshot, parse_snapshot
+from assignors.metrics import balance, movement
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["main"]
+
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line, exit status 2."""
+
+
+def _load_json(path: str) -> object:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        msg = f"{path}: cannot read: {error.strerror or error}"
+        raise CliError(msg) from None
+    except UnicodeDecodeError as error:
+        msg = f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
+        raise CliError(msg) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        msg = f"{path}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
+        raise CliError(msg) from None
+
+
+def _assign_report(snapshot: Snapshot, strategy: str) -> dict[str, Any]:
+    assignor = get_assignor(strategy)
+    result = assignor.assign(snapshot.cluster, snapshot.subscriptions)
+    previous = {member: s.owned_partitions for member, s in snapshot.subscriptions.items()}
+    b = balance(result)
+    m = movement(previous, result)
+    return {
+        "strategy": strategy,
+        "protocol": assignor.supported_protocols[0].name,
+        "assignment": {member: [str(tp) for tp in a.partitions] for member, a in result.items()},
+        "balance": {"min_load": b.min_load, "max_load": b.max_load, "spread": b.spread, "stddev": round(b.stddev, 4)},
+        "movement": {
+            "moved": m.moved,
+            "retained": m.retained,
+            "released": m.released,
+            "revoked": m.revoked(assignor.supported_protocols[0]),
+        },
+    }
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    print(f"== {report['strategy']} ({report['protocol']})")
+    assignment: dict[str, list[str]] = report["assignment"]
+    width = max((len(member) for member in assignment), default=0)
+    for member, partitions in assignment.items():
+        print(f"  {member:<{width}}  {len(partitions):>4}  {' '.join(partitions) or '-'}")
+    b, m = report["balance"], report["movement"]
+    print(
+        f"  balance: min {b['min_load']}, max {b['max_load']}, spread {b['spread']}, stddev {b['stddev']:.3f}"
+        f"  |  vs owned: kept {m['retained']}, moved {m['moved']}, released {m['released']}, revoked {m['revoked']}"
+    )
+
+
+def _cmd_assign(args: argparse.Namespace) -> int:
+    snapshot = parse_snapshot(_load_json(args.input))
+    strategies: list[str] = args.strategy or list(assignor_names())
+    reports = [_assign_report(snapshot, name) for name in strategies]
+    if args.json:
+        print(json.dumps(reports, indent=2))
+    else:
+        counts = snapshot.cluster.partitions_per_topic
+        print(f"{len(snapshot.subscriptions)} members, {len(counts)} topics, {sum(counts.values())} partitions")
+        for report in reports:
+            _print_report(report)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="assignors", description="Kafka consumer partition assignors.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    assign = commands.add_parser("assign", help="assign one group snapshot (JSON) with each strategy")
+    assign.add_argument("--input", required=True, help="snapshot JSON: topics and members")
+    assign.add_argument(
+        "--strategy",
+        action="append",
+        choices=assignor_names(),
+        help="a strategy to run (repeatable; default: all)",
+    )
+    assign.add_argument("--json", action="store_true", help="print the reports as JSON")
+    assign.set_defaults(run=_cmd_assign)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except (CliError, AssignorError) as error:
+        print(f"assignors {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

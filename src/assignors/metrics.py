@@ -1,0 +1,224 @@
+"""Metrics of assignments: balance, movement between two assignments, validity.
+
+These are pure functions over plain mappings; the tests, the benchmarks, the
+simulator and the Spark evaluation all measure with them.
+
+An assignment argument is a mapping of member id to either an
+:class:`~assignors.Assignment` or any iterable of :class:`~assignors.TopicPartition`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from assignors._model import Assignment, Cluster, MemberId, RebalanceProtocol, Subscription, TopicPartition, _tp
+
+__all__ = [
+    "AssignmentLike",
+    "Balance",
+    "Movement",
+    "Violation",
+    "balance",
+    "check_assignment",
+    "movement",
+    "owners",
+]
+
+AssignmentLike: TypeAlias = Mapping[MemberId, Assignment | Iterable[TopicPartition]]
+
+
+def _partitions_of(value: Assignment | Iterable[TopicPartition]) -> Iterable[TopicPartition]:
+    return value.partitions if isinstance(value, Assignment) else value
+
+
+def owners(assignment: AssignmentLike) -> dict[TopicPartition, MemberId]:
+    """Map each assigned partition to its member (the last one, if an invalid input lists it twice)."""
+    result: dict[TopicPartition, MemberId] = {}
+    for member, value in assignment.items():
+        result.update(dict.fromkeys(_partitions_of(value), member))
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Balance:
+    """How evenly partitions are spread over members.
+
+    Attributes:
+        members: number of members (empty ones included).
+        partitions: number of assigned partitions.
+        min_load: fewest partitions any member holds (0 when there are no members).
+        max_load: most partitions any member holds.
+        spread: ``max_load - min_load``; 0 or 1 is perfectly balanced.
+        stddev: population standard deviation of the loads.
+    """
+
+    members: int
+    partitions: int
+    min_load: int
+    max_load: int
+    spread: int
+    stddev: float
+
+
+def balance(assignment: AssignmentLike) -> Balance:
+    """Measure the balance of an assignment.
+
+    >>> from assignors import TopicPartition
+    >>> balance({"a": [TopicPartition("t", 0), TopicPartition("t", 1)], "b": [], "c": [TopicPartition("t", 2)]})
+    Balance(members=3, partitions=3, min_load=0, max_load=2, spread=2, stddev=0.816496580927726)
+    """
+    loads = [
+        len(value.partitions) if isinstance(value, Assignment) else len(list(value)) for value in assignment.values()
+    ]
+    if not loads:
+        return Balance(0, 0, 0, 0, 0, 0.0)
+    total = sum(loads)
+    mean = total / len(loads)
+    variance = sum((load - mean) ** 2 for load in loads) / len(loads)
+    low, high = min(loads), max(loads)
+    return Balance(len(loads), total, low, high, high - low, math.sqrt(variance))
+
+
+@dataclass(frozen=True, slots=True)
+class Movement:
+    """What changed between a previous assignment A and the next one B.
+
+    Attributes:
+        moved: partitions owned in A by a member still present that a different member owns
+            in B: the avoidable churn.
+        orphaned: partitions whose owner in A has left the group.
+        retained: partitions owned by the same member in A and B.
+        released: partitions owned in A by a member still present that nobody owns in B
+            (the topic is gone or no longer subscribed, or a cooperative round withholds it).
+    """
+
+    moved: int
+    orphaned: int
+    retained: int
+    released: int
+
+    def revoked(self, protocol: RebalanceProtocol) -> int:
+        """Partitions the surviving members had to give up under ``protocol``.
+
+        EAGER revokes everything a survivor owned; COOPERATIVE only what it loses.
+        """
+        if protocol is RebalanceProtocol.EAGER:
+            return self.moved + self.retained + self.released
+        return self.moved + self.released
+
+
+def movement(
+    before: AssignmentLike, after: AssignmentLike, members_after: Collection[MemberId] | None = None
+) -> Movement:
+    """Compare two assignments of one group.
+
+    Args:
+        before: the previous assignment A.
+        after: the next assignment B.
+        members_after: the members present at B; by default the members of ``after``.
+
+    >>> from assignors import TopicPartition as TP
+    >>> a = {"x": [TP("t", 0), TP("t", 1)], "y": [TP("t", 2)], "z": [TP("t", 3)]}
+    >>> b = {"x": [TP("t", 0)], "y": [TP("t", 1), TP("t", 2), TP("t", 3)]}
+    >>> movement(a, b)
+    Movement(moved=1, orphaned=1, retained=2, released=0)
+    """
+    present = after.keys() if members_after is None else members_after
+    if not isinstance(present, Collection) or isinstance(present, str):
+        present = set(present)
+    new_owner = owners(after)
+    moved = orphaned = retained = released = 0
+    for member, value in before.items():
+        partitions = _partitions_of(value)
+        if member not in present:
+            orphaned += sum(1 for _ in partitions)
+            continue
+        for tp in partitions:
+            owner = new_owner.get(tp)
+            if owner == member:
+                retained += 1
+            elif owner is None:
+                released += 1
+            else:
+                moved += 1
+    return Movement(moved, orphaned, retained, released)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One way an assignment breaks validity.
+
+    Attributes:
+        kind: ``"unknown-member"``, ``"missing-member"``, ``"unknown-partition"``,
+            ``"not-subscribed"``, ``"duplicate"`` or ``"unassigned"``.
+        message: a readable sentence naming the member and partition.
+        member: the member concerned, when there is one.
+        partition: the partition concerned, when there is one.
+    """
+
+    kind: str
+    message: str
+    member: MemberId | None = None
+    partition: TopicPartition | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def check_assignment(
+    cluster: Cluster, subscriptions: Mapping[MemberId, Subscription], assignment: AssignmentLike
+) -> list[Violation]:
+    """Every way ``assignment`` is not a valid assignment of ``subscriptions`` on ``cluster``.
+
+    Valid means: one entry per member and no other; every partition of a subscribed topic
+    with metadata goes to exactly one member, which subscribes to its topic; nothing else
+    is assigned. Returns the violations in a deterministic order; an empty list means valid.
+    """
+    violations = [
+        Violation("unknown-member", f"member {member!r} is assigned but did not subscribe", member)
+        for member in sorted(set(assignment) - set(subscriptions))
+    ]
+    violations.extend(
+        Violation("missing-member", f"member {member!r} has no entry in the assignment", member)
+        for member in sorted(set(subscriptions) - set(assignment))
+    )
+    owner: dict[TopicPartition, MemberId] = {}
+    for member in sorted(assignment):
+        violations.extend(_member_violations(cluster, subscriptions.get(member), member, assignment[member], owner))
+    counts = cluster.partitions_per_topic
+    for topic in sorted({topic for s in subscriptions.values() for topic in s.topics}):
+        for partition in range(counts.get(topic, 0)):
+            tp = _tp(topic, partition)
+            if tp not in owner:
+                violations.append(
+                    Violation("unassigned", f"{tp} of subscribed topic {topic!r} is not assigned", None, tp)
+                )
+    return violations
+
+
+def _member_violations(
+    cluster: Cluster,
+    subscription: Subscription | None,
+    member: MemberId,
+    partitions: Assignment | Iterable[TopicPartition],
+    owner: dict[TopicPartition, MemberId],
+) -> list[Violation]:
+    """Violations in one member's partitions; records each partition's owner in ``owner``."""
+    violations: list[Violation] = []
+    subscribed = set(subscription.topics) if subscription is not None else None
+    counts = cluster.partitions_per_topic
+    for tp in _partitions_of(partitions):
+        if tp.partition >= counts.get(tp.topic, 0):
+            message = f"{tp} assigned to {member!r} does not exist in the cluster"
+            violations.append(Violation("unknown-partition", message, member, tp))
+        elif subscribed is not None and tp.topic not in subscribed:
+            message = f"{tp} assigned to {member!r}, which does not subscribe to {tp.topic!r}"
+            violations.append(Violation("not-subscribed", message, member, tp))
+        previous = owner.get(tp)
+        if previous is not None:
+            violations.append(Violation("duplicate", f"{tp} assigned to both {previous!r} and {member!r}", member, tp))
+        owner[tp] = member
+    return violations

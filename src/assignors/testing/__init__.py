@@ -1,0 +1,32 @@
+"""Property-based testing for any assignor (needs the ``test`` extra: hypothesis).
+
+Strategies that draw clusters and whole consumer groups, and invariant checks that
+return readable reports, usable against any object that satisfies
+:class:`assignors.ConsumerPartitionAssignor`.
+"""
+
+try:
+    import hypothesis  # noqa: F401
+except ImportError:  # pragma: no cover - exercised only without the extra
+    msg = "assignors.testing needs Hypothesis: pip install 'assignors[test]'"
+    raise ImportError(msg) from None
+
+from assignors.testing._checks import (
+    InvariantViolationError,
+    balance_problems,
+    determinism_problems,
+    per_topic_balance_problems,
+    validity_problems,
+)
+from assignors.testing._strategies import Group, clusters, groups
+
+__all__ = [
+    "Group",
+    "InvariantViolationError",
+    "balance_problems",
+    "clusters",
+    "determinism_problems",
+    "groups",
+    "per_topic_balance_problems",
+    "validity_problems",
+]

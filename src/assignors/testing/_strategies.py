@@ -1,0 +1,110 @@
+"""Hypothesis strategies for clusters and consumer groups.
+
+Groups are small on purpose (a handful of members, topics and partitions): they shrink
+to counterexamples a person can read. Scale belongs in the benchmarks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+
+from assignors._model import Cluster, MemberId, Subscription, TopicPartition
+
+__all__ = ["Group", "clusters", "groups"]
+
+RACKS = ("a", "b", "c")
+
+
+@dataclass(frozen=True)
+class Group:
+    """One rebalance's input: cluster metadata and every member's subscription."""
+
+    cluster: Cluster
+    subscriptions: dict[MemberId, Subscription] = field(default_factory=dict)
+
+    @property
+    def identical(self) -> bool:
+        """Whether every member subscribes to the same topics."""
+        return len({s.topics for s in self.subscriptions.values()}) <= 1
+
+
+@st.composite
+def clusters(
+    draw: st.DrawFn,
+    *,
+    min_topics: int = 1,
+    max_topics: int = 4,
+    max_partitions: int = 12,
+    racks: bool | None = None,
+) -> Cluster:
+    """Clusters of topics ``t0, t1, ...``, with zero to ``max_partitions`` partitions each.
+
+    Args:
+        min_topics: fewest topics.
+        max_topics: most topics.
+        max_partitions: most partitions of one topic (zero partitions is drawn too).
+        racks: whether partitions carry replica racks (from ``a``, ``b``, ``c``); None draws it.
+    """
+    count = draw(st.integers(min_topics, max_topics))
+    partitions = {f"t{i}": draw(st.integers(0, max_partitions)) for i in range(count)}
+    with_racks = draw(st.booleans()) if racks is None else racks
+    partition_racks: dict[TopicPartition, frozenset[str]] = {}
+    if with_racks:
+        # Either every partition on every rack (rack-awareness stays off) or a random layout.
+        everywhere = draw(st.booleans())
+        for topic, size in partitions.items():
+            for number in range(size):
+                chosen = frozenset(RACKS) if everywhere else draw(st.frozensets(st.sampled_from(RACKS), max_size=3))
+                if chosen:
+                    partition_racks[TopicPartition(topic, number)] = chosen
+    return Cluster(partitions, partition_racks=partition_racks)
+
+
+@st.composite
+def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies take them
+    draw: st.DrawFn,
+    *,
+    min_members: int = 1,
+    max_members: int = 8,
+    max_topics: int = 4,
+    max_partitions: int = 12,
+    identical: bool | None = None,
+    static: bool | None = None,
+    racks: bool | None = None,
+    missing_topics: bool = True,
+) -> Group:
+    """Consumer groups: members ``c0, c1, ...`` in random insertion order.
+
+    Args:
+        min_members: fewest members.
+        max_members: most members.
+        max_topics: most topics in the cluster.
+        max_partitions: most partitions of one topic.
+        identical: all members subscribe to the same topics (True), to independent random
+            subsets (False), or either (None).
+        static: all members static (True), none (False), or each drawn (None). Static
+            members get instance ids unrelated to their member ids.
+        racks: members and partitions carry racks (True), do not (False), or drawn (None).
+        missing_topics: members may subscribe to a topic the cluster has no metadata for.
+    """
+    with_racks = draw(st.booleans()) if racks is None else racks
+    cluster = draw(clusters(max_topics=max_topics, max_partitions=max_partitions, racks=with_racks))
+    topics = list(cluster.topics)
+    if missing_topics and draw(st.booleans()):
+        topics.append("unknown")
+    size = draw(st.integers(min_members, max_members))
+    members = draw(st.permutations([f"c{i}" for i in range(size)]))
+    instance_ids = draw(st.permutations([f"i{i}" for i in range(size)]))
+    same = draw(st.booleans()) if identical is None else identical
+    shared = draw(st.frozensets(st.sampled_from(topics), min_size=1))
+    subscriptions: dict[MemberId, Subscription] = {}
+    for index, member in enumerate(members):
+        member_topics = shared if same else draw(st.frozensets(st.sampled_from(topics)))
+        is_static = draw(st.booleans()) if static is None else static
+        rack = draw(st.sampled_from((*RACKS, None))) if with_racks else None
+        subscriptions[member] = Subscription(
+            member_topics, group_instance_id=instance_ids[index] if is_static else None, rack_id=rack
+        )
+    return Group(cluster, subscriptions)
