@@ -32,6 +32,7 @@ from assignors._model import (
 from assignors._range import RangeAssignor
 from assignors._registry import assignor_names, get_assignor
 from assignors._round_robin import RoundRobinAssignor
+from assignors._sticky import CooperativeStickyAssignor, StickyAssignor
 
 __all__ = [
     "COOPERATIVE_STICKY_ASSIGNOR_NAME",
@@ -43,6 +44,7 @@ __all__ = [
     "AssignorError",
     "Cluster",
     "ConsumerPartitionAssignor",
+    "CooperativeStickyAssignor",
     "CooperativeViolationError",
     "InvalidSubscriptionError",
     "MemberId",
@@ -50,6 +52,7 @@ __all__ = [
     "RangeAssignor",
     "RebalanceProtocol",
     "RoundRobinAssignor",
+    "StickyAssignor",
     "Subscription",
     "Topic",
     "TopicPartition",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from assignors._errors import InvalidSubscriptionError
 from assignors._model import Assignment, Cluster, RebalanceProtocol, Subscription
+from assignors._util import gc_paused
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -85,9 +86,10 @@ class AbstractPartitionAssignor(abc.ABC):
         partitions_per_topic = validate_group(cluster, subscriptions)
         if not subscriptions:
             return {}
-        lists = self._assign_partitions(cluster, partitions_per_topic, subscriptions)
-        trusted = Assignment._trusted  # noqa: SLF001 - our own lists are valid by construction
-        return {member: trusted(tuple(lists[member])) for member in sorted(subscriptions)}
+        with gc_paused():
+            lists = self._assign_partitions(cluster, partitions_per_topic, subscriptions)
+            trusted = Assignment._trusted  # noqa: SLF001 - our own lists are valid by construction
+            return {member: trusted(tuple(lists[member])) for member in sorted(subscriptions)}
 
     @abc.abstractmethod
     def _assign_partitions(

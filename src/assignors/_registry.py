@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from assignors._errors import UnknownAssignorError
 from assignors._range import RangeAssignor
 from assignors._round_robin import RoundRobinAssignor
+from assignors._sticky import CooperativeStickyAssignor, StickyAssignor
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -18,6 +19,8 @@ __all__ = ["assignor_names", "get_assignor"]
 _FACTORIES: dict[str, Callable[[], ConsumerPartitionAssignor]] = {
     RangeAssignor.name: RangeAssignor,
     RoundRobinAssignor.name: RoundRobinAssignor,
+    StickyAssignor.name: StickyAssignor,
+    CooperativeStickyAssignor.name: CooperativeStickyAssignor,
 }
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
 
     from assignors._model import MemberId, Subscription
 
@@ -56,3 +58,23 @@ def kafka_member_order(subscriptions: Mapping[MemberId, Subscription]) -> list[M
         static.sort()
         dynamic.sort()
     return [member for _, member in static] + dynamic
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the duration of the block.
+
+    An assignment of a million partitions allocates a million small tuples; each batch
+    of allocations triggers a collection that walks the whole young heap, which made up
+    most of the run time. The assignors create no reference cycles, so reference
+    counting frees everything they drop. The collector is restored even on error, and a
+    caller that had it disabled keeps it disabled.
+    """
+    was_enabled = gc.isenabled()
+    if was_enabled:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

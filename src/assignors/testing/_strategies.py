@@ -74,6 +74,7 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
     static: bool | None = None,
     racks: bool | None = None,
     missing_topics: bool = True,
+    owned: bool = False,
 ) -> Group:
     """Consumer groups: members ``c0, c1, ...`` in random insertion order.
 
@@ -88,6 +89,8 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
             members get instance ids unrelated to their member ids.
         racks: members and partitions carry racks (True), do not (False), or drawn (None).
         missing_topics: members may subscribe to a topic the cluster has no metadata for.
+        owned: members claim random partitions (of any topic, some claimed twice) with random
+            generations from -1 to 3, as after an arbitrary history.
     """
     with_racks = draw(st.booleans()) if racks is None else racks
     cluster = draw(clusters(max_topics=max_topics, max_partitions=max_partitions, racks=with_racks))
@@ -99,12 +102,22 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
     instance_ids = draw(st.permutations([f"i{i}" for i in range(size)]))
     same = draw(st.booleans()) if identical is None else identical
     shared = draw(st.frozensets(st.sampled_from(topics), min_size=1))
+    every_partition = [tp for t in cluster.topics for tp in cluster.partitions(t)]
     subscriptions: dict[MemberId, Subscription] = {}
     for index, member in enumerate(members):
         member_topics = shared if same else draw(st.frozensets(st.sampled_from(topics)))
         is_static = draw(st.booleans()) if static is None else static
         rack = draw(st.sampled_from((*RACKS, None))) if with_racks else None
+        claims: frozenset[TopicPartition] = frozenset()
+        generation = -1
+        if owned and every_partition:
+            claims = draw(st.frozensets(st.sampled_from(every_partition), max_size=len(every_partition)))
+            generation = draw(st.integers(-1, 3))
         subscriptions[member] = Subscription(
-            member_topics, group_instance_id=instance_ids[index] if is_static else None, rack_id=rack
+            member_topics,
+            group_instance_id=instance_ids[index] if is_static else None,
+            rack_id=rack,
+            owned_partitions=claims,
+            generation_id=generation,
         )
     return Group(cluster, subscriptions)

@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m benchmarks`` (``make bench``) runs every case and rewrites RESULTS.md."""

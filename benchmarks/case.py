@@ -1,0 +1,58 @@
+"""Run one benchmark case in this process and print its figures as JSON.
+
+``python -m benchmarks.case '{"assignor": "range", "workload": "identical", "args": [1000, 1000, 2000]}'``
+A fresh process per case makes the peak RSS that case's own.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import sys
+import time
+from typing import Any
+
+from assignors import Assignment, get_assignor
+from benchmarks import kafka_python, workloads
+
+BUILDERS = {
+    "identical": workloads.identical,
+    "last_member_on_first_topic": workloads.last_member_on_first_topic,
+    "halves": workloads.halves,
+}
+
+
+def _time(run: Any, repeat: int) -> tuple[list[float], Any]:
+    result = run()  # warm-up
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - start)
+    return times, result
+
+
+def run_case(spec: dict[str, Any]) -> dict[str, Any]:
+    workload = BUILDERS[spec["workload"]](*spec["args"])
+    repeat = int(spec.get("repeat", 5))
+    name = spec["assignor"]
+    if spec.get("client") == "kafka-python":
+        times, _ = _time(lambda: kafka_python.assign(name, workload), repeat)
+    else:
+        if spec.get("round") == 2:
+            first: dict[str, Assignment] = get_assignor(name).assign(workload.cluster, workload.subscriptions)
+            workload = workloads.owning(workload, first)
+        times, result = _time(lambda: get_assignor(name).assign(workload.cluster, workload.subscriptions), repeat)
+        workloads.check(workload, result)
+    return {
+        "median_s": statistics.median(times),
+        "min_s": min(times),
+        "max_s": max(times),
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "partitions": workloads.total_partitions(workload),
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(run_case(json.loads(sys.argv[1]))))

@@ -1,0 +1,75 @@
+"""The benchmark workloads: deterministic groups of Kafka's large-group benchmark shapes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assignors import Assignment, Cluster, Subscription, TopicPartition
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A named group: cluster metadata and subscriptions."""
+
+    name: str
+    cluster: Cluster
+    subscriptions: dict[str, Subscription]
+
+
+def identical(topics: int, partitions: int, members: int) -> Workload:
+    """Every member subscribes to every topic."""
+    names = [f"topic-{i}" for i in range(topics)]
+    cluster = Cluster(dict.fromkeys(names, partitions))
+    subscriptions = {f"consumer-{i:05d}": Subscription(names) for i in range(members)}
+    return Workload(f"{topics}x{partitions}, {members} members, identical", cluster, subscriptions)
+
+
+def last_member_on_first_topic(topics: int, partitions: int, members: int) -> Workload:
+    """Identical subscriptions except the last member, which subscribes to the first topic only."""
+    base = identical(topics, partitions, members)
+    subscriptions = dict(base.subscriptions)
+    subscriptions[f"consumer-{members - 1:05d}"] = Subscription(["topic-0"])
+    return Workload(f"{topics}x{partitions}, {members} members, last on topic-0", base.cluster, subscriptions)
+
+
+def halves(topics: int, partitions: int, members: int) -> Workload:
+    """Every 4th member subscribes to the first half of the topics, the others to the second half."""
+    names = [f"topic-{i}" for i in range(topics)]
+    cluster = Cluster(dict.fromkeys(names, partitions))
+    first, second = names[: topics // 2], names[topics // 2 :]
+    subscriptions = {f"consumer-{i:05d}": Subscription(first if i % 4 == 0 else second) for i in range(members)}
+    return Workload(f"{topics}x{partitions}, {members} members, every 4th on first half", cluster, subscriptions)
+
+
+def owning(workload: Workload, assignment: dict[str, Assignment], generation: int = 1) -> Workload:
+    """The next round: every member but the first owns what ``assignment`` gave it."""
+    first = min(workload.subscriptions)
+    subscriptions = {
+        member: Subscription(
+            s.topics,
+            owned_partitions=() if member == first else assignment[member].partitions,
+            generation_id=generation,
+        )
+        for member, s in workload.subscriptions.items()
+    }
+    return Workload(workload.name + ", 2nd round", workload.cluster, subscriptions)
+
+
+def total_partitions(workload: Workload) -> int:
+    subscribed = {t for s in workload.subscriptions.values() for t in s.topics}
+    return sum(workload.cluster.partition_count(t) or 0 for t in subscribed)
+
+
+def check(workload: Workload, result: dict[str, Assignment]) -> None:
+    """A cheap invariant, so a fast wrong change cannot win: every partition assigned once, to a subscriber."""
+    seen: set[TopicPartition] = set()
+    for member, assignment in result.items():
+        topics = set(workload.subscriptions[member].topics)
+        for tp in assignment.partitions:
+            if tp.topic not in topics:
+                msg = f"{tp} assigned to non-subscriber {member}"
+                raise AssertionError(msg)
+        seen.update(assignment.partitions)
+    if len(seen) != total_partitions(workload) or sum(len(a.partitions) for a in result.values()) != len(seen):
+        msg = "not every partition is assigned exactly once"
+        raise AssertionError(msg)

@@ -1,0 +1,267 @@
+"""StickyAssignor and CooperativeStickyAssignor: worked examples and properties."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assignors import (
+    Assignment,
+    Cluster,
+    CooperativeStickyAssignor,
+    StickyAssignor,
+    Subscription,
+    TopicPartition,
+)
+from assignors.consumer_protocol import encode_sticky_user_data
+from assignors.testing import Group, balance_problems, determinism_problems, groups, validity_problems
+
+TP = TopicPartition
+StickyType = type[StickyAssignor] | type[CooperativeStickyAssignor]
+STICKY: list[StickyType] = [StickyAssignor, CooperativeStickyAssignor]
+
+
+def strings(result: Mapping[str, Assignment]) -> dict[str, list[str]]:
+    return {member: [str(tp) for tp in a.partitions] for member, a in result.items()}
+
+
+def settle(
+    assignor: StickyType, cluster: Cluster, subscriptions: Mapping[str, Subscription], generation: int
+) -> tuple[dict[str, Assignment], int]:
+    """Run rebalances, feeding each result back as owned partitions, until nothing is withheld; returns rounds."""
+    subs = dict(subscriptions)
+    for rounds in range(1, 6):
+        result = assignor().assign(cluster, subs)
+        nxt = {m: own(s, result[m].partitions, generation + rounds) for m, s in subs.items()}
+        if "unassigned" not in validity_kinds(cluster, subs, result):
+            return result, rounds
+        subs = nxt
+    msg = "no convergence in 5 rounds"
+    raise AssertionError(msg)
+
+
+def validity_kinds(cluster: Cluster, subs: Mapping[str, Subscription], result: Mapping[str, Assignment]) -> list[str]:
+    from assignors.metrics import check_assignment
+
+    return [v.kind for v in check_assignment(cluster, subs, result)]
+
+
+def own(subscription: Subscription, partitions: tuple[TopicPartition, ...], generation: int) -> Subscription:
+    return Subscription(
+        subscription.topics,
+        owned_partitions=partitions,
+        generation_id=generation,
+        rack_id=subscription.rack_id,
+        group_instance_id=subscription.group_instance_id,
+    )
+
+
+def test_seed_sticky_mixed_subscriptions() -> None:
+    """Seed 003: c1[t1], c2[t1,t2], c3[t1,t2,t3] give c1[t1p0], c2[t2p0,t2p1], c3[t3p0,t3p1]."""
+    subs = {"c1": Subscription(["t1"]), "c2": Subscription(["t1", "t2"]), "c3": Subscription(["t1", "t2", "t3"])}
+    assert strings(StickyAssignor().assign(Cluster({"t1": 1, "t2": 2, "t3": 2}), subs)) == {
+        "c1": ["t1-0"],
+        "c2": ["t2-0", "t2-1"],
+        "c3": ["t3-0", "t3-1"],
+    }
+
+
+def test_seed_sticky_member_leaves() -> None:
+    """Seed 003: fresh = round robin's result; after c1 leaves c2[t1p1,t3p0,t4p1,t2p1], c3[t2p0,t3p1,t1p0,t4p0]."""
+    topics = ["t1", "t2", "t3", "t4"]
+    cluster = Cluster(dict.fromkeys(topics, 2))
+    fresh = StickyAssignor().assign(cluster, {m: Subscription(topics) for m in ("c1", "c2", "c3")})
+    assert strings(fresh) == {"c1": ["t1-0", "t2-1", "t4-0"], "c2": ["t1-1", "t3-0", "t4-1"], "c3": ["t2-0", "t3-1"]}
+    survivors = {m: Subscription(topics, owned_partitions=fresh[m].partitions, generation_id=1) for m in ("c2", "c3")}
+    assert strings(StickyAssignor().assign(cluster, survivors)) == {
+        "c2": ["t1-1", "t3-0", "t4-1", "t2-1"],
+        "c3": ["t2-0", "t3-1", "t1-0", "t4-0"],
+    }
+
+
+def test_kip54_example_member_leaves_mixed() -> None:
+    """KIP-54 example 2: after C0 leaves, C1 keeps t1p0,t1p1 and takes t0p0; C2 keeps t2."""
+    cluster = Cluster({"t0": 1, "t1": 2, "t2": 3})
+    subs = {
+        "C1": Subscription(["t0", "t1"], owned_partitions=[TP("t1", 0), TP("t1", 1)], generation_id=1),
+        "C2": Subscription(["t0", "t1", "t2"], owned_partitions=[TP("t2", p) for p in range(3)], generation_id=1),
+    }
+    assert strings(StickyAssignor().assign(cluster, subs)) == {
+        "C1": ["t1-0", "t1-1", "t0-0"],
+        "C2": ["t2-0", "t2-1", "t2-2"],
+    }
+
+
+def test_seed_cooperative_two_rounds() -> None:
+    """Seed 003: c1[p1,p2], c2[p3]; c3 joins: round 1 c1[p1], c2[p3], p2 unowned; round 2 c3[p2]."""
+    cluster = Cluster({"t": 3})
+    subs = {
+        "c1": Subscription(["t"], owned_partitions=[TP("t", 0), TP("t", 1)], generation_id=1),
+        "c2": Subscription(["t"], owned_partitions=[TP("t", 2)], generation_id=1),
+        "c3": Subscription(["t"]),
+    }
+    first = CooperativeStickyAssignor().assign(cluster, subs)
+    assert strings(first) == {"c1": ["t-0"], "c2": ["t-2"], "c3": []}
+    second_subs = {m: own(s, first[m].partitions, 2) for m, s in subs.items()}
+    assert strings(CooperativeStickyAssignor().assign(cluster, second_subs)) == {
+        "c1": ["t-0"],
+        "c2": ["t-2"],
+        "c3": ["t-1"],
+    }
+
+
+@pytest.mark.parametrize("assignor", STICKY)
+def test_empty_subscription_never_receives_partitions(assignor: StickyType) -> None:
+    """Kafka's accident (a{} iterated first gets partitions) is fixed: a{} gets nothing."""
+    subs = {"a": Subscription([]), "b": Subscription(["t"]), "c": Subscription(["t"])}
+    assert strings(assignor().assign(Cluster({"t": 4}), subs)) == {"a": [], "b": ["t-0", "t-2"], "c": ["t-1", "t-3"]}
+
+
+@pytest.mark.parametrize("assignor", STICKY)
+def test_higher_generation_wins_and_ties_are_reassigned(assignor: StickyType) -> None:
+    """t-0: gen 3 beats gen 2 (member's own generation, Kafka's quirk fixed); t-1: two gen-2 claims, reassigned."""
+    subs = {
+        "a": Subscription(["t"], owned_partitions=[TP("t", 0), TP("t", 1)], generation_id=2),
+        "b": Subscription(["t"], owned_partitions=[TP("t", 0)], generation_id=3),
+        "c": Subscription(["t"], owned_partitions=[TP("t", 1)], generation_id=2),
+    }
+    result = strings(assignor().assign(Cluster({"t": 3}), subs))
+    assert "t-0" in result["b"]
+    if assignor is CooperativeStickyAssignor:
+        assert "t-1" not in {p for parts in result.values() for p in parts}  # withheld: both claimers still hold it
+    else:
+        assert sorted(p for parts in result.values() for p in parts) == ["t-0", "t-1", "t-2"]
+
+
+def test_sticky_reads_java_and_kafka_python_user_data() -> None:
+    """Java V1, V0 and kafka-python's version-prefixed V1 all carry the previous assignment."""
+    cluster = Cluster({"t1": 3, "t2": 2})
+    prev = [TP("t1", 0), TP("t1", 2), TP("t2", 1)]
+    v1 = encode_sticky_user_data(prev, 5)
+    assert v1.hex() == "000000020002743100000002000000000000000200027432000000010000000100000005"
+    for data in (v1, encode_sticky_user_data(prev, None), b"\x00\x01" + v1):
+        subs = {"a": Subscription(["t1", "t2"], user_data=data), "b": Subscription(["t1", "t2"])}
+        result = StickyAssignor().assign(cluster, subs)
+        assert set(prev) <= set(result["a"].partitions)
+
+
+def test_sticky_user_data_wins_over_owned_partitions() -> None:
+    """Like Kafka, a Sticky member's user data decides what it owned, not the subscription's fields."""
+    data = encode_sticky_user_data([TP("t", 1)], 4)
+    subs = {
+        "a": Subscription(["t"], user_data=data, owned_partitions=[TP("t", 0)], generation_id=9),
+        "b": Subscription(["t"]),
+    }
+    assert strings(StickyAssignor().assign(Cluster({"t": 2}), subs)) == {"a": ["t-1"], "b": ["t-0"]}
+
+
+@pytest.mark.parametrize("garbage", [b"\x00", b"\xff\xff\xff\xff", b"\x00\x00\x00\x05\x00\x02t", b"junk-junk-junk"])
+def test_undecodable_user_data_is_no_history(garbage: bytes, caplog: pytest.LogCaptureFixture) -> None:
+    """Bad user data is logged and treated as no history; assign never fails because of it."""
+    subs = {"a": Subscription(["t"], user_data=garbage), "b": Subscription(["t"])}
+    with caplog.at_level(logging.WARNING, logger="assignors"):
+        result = StickyAssignor().assign(Cluster({"t": 2}), subs)
+    assert strings(result) == {"a": ["t-0"], "b": ["t-1"]}
+    assert "undecodable sticky user data" in caplog.text
+
+
+def test_state_is_per_instance() -> None:
+    """Two consumers in one process keep separate generations and assignments (aiokafka issue 1175)."""
+    one, two = CooperativeStickyAssignor(), CooperativeStickyAssignor()
+    one.on_assignment(Assignment([TP("t", 0)]), 7)
+    assert one.subscription_user_data(["t"]) == b"\x00\x00\x00\x07"
+    assert two.subscription_user_data(["t"]) == b"\xff\xff\xff\xff"
+    sticky = StickyAssignor()
+    assert sticky.subscription_user_data(["t"]) is None
+    sticky.on_assignment(Assignment([TP("t", 1)]), 3)
+    assert sticky.subscription_user_data(["t"]) == encode_sticky_user_data([TP("t", 1)], 3)
+
+
+def test_cooperative_reads_generation_from_user_data() -> None:
+    """Without a protocol v2 generation, the 4-byte user data gives it (protocol v1 members)."""
+    subs = {
+        "a": Subscription(["t"], owned_partitions=[TP("t", 0)], user_data=b"\x00\x00\x00\x05"),
+        "b": Subscription(["t"], owned_partitions=[TP("t", 0)], generation_id=4),
+    }
+    result = strings(CooperativeStickyAssignor().assign(Cluster({"t": 2}), subs))
+    assert "t-0" in result["a"]
+
+
+@pytest.mark.parametrize("assignor", STICKY)
+@given(group=groups(owned=True))
+def test_valid_and_balanced_when_settled(assignor: StickyType, group: Group) -> None:
+    """From any history, rebalances settle valid and balanced: Sticky in one round, Cooperative within Kafka's four.
+
+    The two-round bound holds after a single membership change (tested below), not from arbitrary claims.
+    """
+    result, rounds = settle(assignor, group.cluster, group.subscriptions, 4)
+    subs = {m: own(s, (), -1) for m, s in group.subscriptions.items()}
+    assert validity_problems(group.cluster, subs, result) == []
+    assert balance_problems(subs, result) == []
+    assert rounds <= (1 if assignor is StickyAssignor else 4)
+
+
+@pytest.mark.parametrize("assignor", STICKY)
+@given(group=groups(owned=True))
+def test_feeding_the_result_back_changes_nothing(assignor: StickyType, group: Group) -> None:
+    """Stickiness as a fixpoint: the settled assignment, owned in the next generation, comes back unchanged."""
+    result, _ = settle(assignor, group.cluster, group.subscriptions, 4)
+    again_subs = {m: own(s, result[m].partitions, 20) for m, s in group.subscriptions.items()}
+    again = assignor().assign(group.cluster, again_subs)
+    assert {m: set(a.partitions) for m, a in again.items()} == {m: set(a.partitions) for m, a in result.items()}
+
+
+@given(group=groups(owned=True))
+def test_cooperative_never_hands_over_a_partition_another_member_still_owns(group: Group) -> None:
+    """Cooperative safety: a partition goes to a new owner only when no other member still owns it."""
+    result = CooperativeStickyAssignor().assign(group.cluster, group.subscriptions)
+    for member, assignment in result.items():
+        for tp in assignment.partitions:
+            if tp in group.subscriptions[member].owned_partitions:
+                continue  # not a new owner (a stale claimer revokes it after this round)
+            others = [m for m, s in group.subscriptions.items() if m != member and tp in s.owned_partitions]
+            assert others == [], f"{tp} given to {member} while {others} still own it"
+
+
+@given(group=groups(identical=True, racks=False, missing_topics=False), data=st.data())
+def test_members_leaving_moves_only_what_quotas_require(group: Group, data: st.DataObject) -> None:
+    """Identical subscriptions: when members leave, survivors give up exactly the minimum the quotas require."""
+    fresh = StickyAssignor().assign(group.cluster, group.subscriptions)
+    leaving = data.draw(st.sets(st.sampled_from(sorted(group.subscriptions))))
+    survivors = {m: own(s, fresh[m].partitions, 1) for m, s in group.subscriptions.items() if m not in leaving}
+    if not survivors:
+        return
+    result = StickyAssignor().assign(group.cluster, survivors)
+    taken = sum(len(set(s.owned_partitions) - set(result[m].partitions)) for m, s in survivors.items())
+    total = sum(group.cluster.partition_count(t) or 0 for t in next(iter(survivors.values())).topics)
+    low, extra = divmod(total, len(survivors))
+    owned = sorted((len(s.owned_partitions) for s in survivors.values()), reverse=True)
+    minimum = sum(max(0, n - (low + 1 if i < extra else low)) for i, n in enumerate(owned))
+    assert taken == minimum
+    assert balance_problems(survivors, result) == []
+
+
+@pytest.mark.parametrize("assignor", STICKY)
+@given(group=groups(owned=True), rnd=st.randoms(use_true_random=False))
+def test_deterministic_and_order_independent(assignor: StickyType, group: Group, rnd: object) -> None:
+    """Same input, same output, whatever the member insertion order."""
+    items = list(group.subscriptions.items())
+    rnd.shuffle(items)  # type: ignore[attr-defined]
+    assert determinism_problems(assignor, group.cluster, group.subscriptions, dict(items)) == []
+
+
+@given(group=groups(owned=False), data=st.data())
+def test_cooperative_converges_in_two_rounds_after_one_change(group: Group, data: st.DataObject) -> None:
+    """From a settled group, one member joining or leaving settles within two rounds, never revoking twice."""
+    settled, _ = settle(CooperativeStickyAssignor, group.cluster, group.subscriptions, 1)
+    subs = {m: own(s, settled[m].partitions, 10) for m, s in group.subscriptions.items()}
+    if data.draw(st.booleans()) or len(subs) == 1:
+        subs["joiner"] = Subscription(data.draw(st.sampled_from([s.topics for s in subs.values()])))
+    else:
+        del subs[data.draw(st.sampled_from(sorted(subs)))]
+    _, rounds = settle(CooperativeStickyAssignor, group.cluster, subs, 10)
+    assert rounds <= 2
