@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 import logging
 from typing import TYPE_CHECKING
 
@@ -46,16 +47,16 @@ class _StickyBase(AbstractPartitionAssignor):
         self._generation = generation_id
         self._assigned_once = True
 
+    @abc.abstractmethod
     def _claims(self, subscriptions: Mapping[MemberId, Subscription]) -> dict[MemberId, Claim]:
-        raise NotImplementedError
+        """What each member owned, and in which generation, as this assignor reads it."""
 
-    def _sticky(
-        self,
-        cluster: Cluster,
-        partitions_per_topic: Mapping[Topic, int],
-        subscriptions: Mapping[MemberId, Subscription],
-    ) -> StickyResult:
-        return sticky_assign(cluster, partitions_per_topic, subscriptions, self._claims(subscriptions))
+    def _finish(
+        self, result: StickyResult, subscriptions: Mapping[MemberId, Subscription]
+    ) -> dict[MemberId, list[TopicPartition]]:
+        """The protocol's last step on the sticky result (EAGER: none)."""
+        del subscriptions
+        return result.assignment
 
     def _assign_partitions(
         self,
@@ -63,7 +64,8 @@ class _StickyBase(AbstractPartitionAssignor):
         partitions_per_topic: Mapping[Topic, int],
         subscriptions: Mapping[MemberId, Subscription],
     ) -> dict[MemberId, list[TopicPartition]]:
-        return self._sticky(cluster, partitions_per_topic, subscriptions).assignment
+        result = sticky_assign(cluster, partitions_per_topic, subscriptions, self._claims(subscriptions))
+        return self._finish(result, subscriptions)
 
 
 class StickyAssignor(_StickyBase):
@@ -160,13 +162,9 @@ class CooperativeStickyAssignor(_StickyBase):
             claims[member] = Claim(subscription.owned_partitions, generation)
         return claims
 
-    def _assign_partitions(
-        self,
-        cluster: Cluster,
-        partitions_per_topic: Mapping[Topic, int],
-        subscriptions: Mapping[MemberId, Subscription],
+    def _finish(
+        self, result: StickyResult, subscriptions: Mapping[MemberId, Subscription]
     ) -> dict[MemberId, list[TopicPartition]]:
-        result = self._sticky(cluster, partitions_per_topic, subscriptions)
         # A partition may go to a member that does not own it yet only when no other live
         # member still owns it; partitions claimed twice in one generation sit out a round.
         claimed: set[TopicPartition] = set()

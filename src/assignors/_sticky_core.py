@@ -31,7 +31,7 @@ take turns, so each run of equal loads is one strided slice per member.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING
 
@@ -57,12 +57,10 @@ class Claim:
 
 @dataclass(slots=True)
 class StickyResult:
-    """The assignment, the partitions claimed by two members of one generation, and the resolved owners."""
+    """The assignment, and the partitions claimed by two members of one generation."""
 
     assignment: dict[MemberId, list[TopicPartition]]
     contested: set[TopicPartition]
-    previous_owner: dict[TopicPartition, MemberId]
-    identical: bool
 
 
 def _resolve_claims(
@@ -115,7 +113,7 @@ class _State:
     """Loads and holdings while partitions are handed out."""
 
     load: dict[MemberId, int]
-    new: dict[MemberId, list[TopicPartition]] = field(default_factory=dict)
+    new: dict[MemberId, list[TopicPartition]]
 
 
 def _water_fill(pool: Sequence[TopicPartition], members: Sequence[MemberId], state: _State, limit: int | None) -> int:
@@ -179,7 +177,7 @@ def sticky_assign(
         else:
             _assign_general(partitions_per_topic, member_topics, eligible, kept, owner, racks, state)
     assignment = {m: kept[m] + state.new.get(m, []) for m in subscriptions}
-    return StickyResult(assignment, contested, owner, identical)
+    return StickyResult(assignment, contested)
 
 
 @dataclass(slots=True)
