@@ -21,9 +21,9 @@ class _ClusterMetadata:
 
 def assign(name: str, workload: Workload) -> Any:
     """Run kafka-python's assignor ``name`` (range, roundrobin, sticky) on a fresh group."""
-    from kafka.coordinator.assignors.range import RangePartitionAssignor  # type: ignore[import-untyped]
-    from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor  # type: ignore[import-untyped]
-    from kafka.coordinator.assignors.sticky.sticky_assignor import (  # type: ignore[import-untyped]
+    from kafka.coordinator.assignors.range import RangePartitionAssignor
+    from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+    from kafka.coordinator.assignors.sticky.sticky_assignor import (
         StickyPartitionAssignor,
     )
 
