@@ -18,7 +18,14 @@ from assignors import (
     TopicPartition,
 )
 from assignors.consumer_protocol import encode_sticky_user_data
-from assignors.testing import Group, balance_problems, determinism_problems, groups, validity_problems
+from assignors.testing import (
+    Group,
+    balance_problems,
+    determinism_problems,
+    groups,
+    rack_locality_problems,
+    validity_problems,
+)
 
 TP = TopicPartition
 StickyType = type[StickyAssignor] | type[CooperativeStickyAssignor]
@@ -265,3 +272,78 @@ def test_cooperative_converges_in_two_rounds_after_one_change(group: Group, data
         del subs[data.draw(st.sampled_from(sorted(subs)))]
     _, rounds = settle(CooperativeStickyAssignor, group.cluster, subs, 10)
     assert rounds <= 2
+
+
+RACKED = Cluster(
+    {"t": 4},
+    partition_racks={TP("t", 0): ["r2"], TP("t", 1): ["r1", "r2"], TP("t", 2): ["r1"], TP("t", 3): ["r1", "r2"]},
+)
+
+
+@pytest.mark.parametrize("assignor", STICKY)
+def test_rack_mismatched_owned_partitions_trade_places(assignor: StickyType) -> None:
+    """KIP-881: t-0 (only on r2) and t-2 (only on r1) sit on the wrong racks; each goes to its rack-local member."""
+    subs = {
+        "a": Subscription(["t"], owned_partitions=[TP("t", 0), TP("t", 1)], generation_id=1, rack_id="r1"),
+        "b": Subscription(["t"], owned_partitions=[TP("t", 2), TP("t", 3)], generation_id=1, rack_id="r2"),
+    }
+    result, rounds = settle(assignor, RACKED, subs, 1)
+    assert strings(result) == {"a": ["t-1", "t-2"], "b": ["t-3", "t-0"]}
+    assert rounds == (1 if assignor is StickyAssignor else 2)
+
+
+def test_rack_mismatched_partition_moves_to_a_lighter_local_member() -> None:
+    """Identical subscriptions: t-0 leaves its off-rack owner for a rack-local member holding one fewer."""
+    both = ["r1", "r2"]
+    cluster = Cluster({"t": 3}, partition_racks={TP("t", 0): ["r2"], TP("t", 1): both, TP("t", 2): both})
+    subs = {
+        "a": Subscription(["t"], owned_partitions=[TP("t", 0), TP("t", 1)], generation_id=1, rack_id="r1"),
+        "b": Subscription(["t"], owned_partitions=[TP("t", 2)], generation_id=1, rack_id="r2"),
+    }
+    assert strings(StickyAssignor().assign(cluster, subs)) == {"a": ["t-1"], "b": ["t-2", "t-0"]}
+
+
+def test_rack_locality_never_costs_balance() -> None:
+    """Every partition is on r1 but members sit on r1 and r2: the r2 member still gets its share."""
+    cluster = Cluster({"t": 4, "u": 2}, partition_racks={TP("t", p): ["r1"] for p in range(4)})
+    subs = {"a": Subscription(["t", "u"], rack_id="r1"), "b": Subscription(["t", "u"], rack_id="r2")}
+    result = strings(StickyAssignor().assign(cluster, subs))
+    assert result == {"a": ["t-0", "t-1", "t-2"], "b": ["u-0", "u-1", "t-3"]}
+
+
+def test_owned_off_rack_partition_stays_when_no_local_member_has_room() -> None:
+    """Stickiness first: with every rack-local member full, an off-rack owner keeps its partition."""
+    subs = {
+        "a": Subscription(["t"], owned_partitions=[TP("t", 0), TP("t", 2)], generation_id=1, rack_id="r1"),
+        "b": Subscription(["t"], owned_partitions=[TP("t", 1), TP("t", 3)], generation_id=1, rack_id="r2"),
+    }
+    assert strings(StickyAssignor().assign(RACKED, subs)) == {"a": ["t-0", "t-2"], "b": ["t-1", "t-3"]}
+
+
+@pytest.mark.parametrize("assignor", STICKY)
+@given(group=groups(owned=True, racks=True))
+def test_rack_aware_results_admit_no_locality_trade(assignor: StickyType, group: Group) -> None:
+    """Settled rack-aware assignments are valid, balanced, and no load-keeping trade would add locality."""
+    result, _ = settle(assignor, group.cluster, group.subscriptions, 4)
+    subs = {m: own(s, (), -1) for m, s in group.subscriptions.items()}
+    assert validity_problems(group.cluster, subs, result) == []
+    assert balance_problems(subs, result) == []
+    assert rack_locality_problems(group.cluster, subs, result) == []
+
+
+@pytest.mark.parametrize("assignor", STICKY)
+@given(group=groups(racks=False), data=st.data())
+def test_members_leaving_moves_nothing_between_survivors_needlessly(
+    assignor: StickyType, group: Group, data: st.DataObject
+) -> None:
+    """Any subscriptions: a partition moves between survivors only towards a lighter one, never in a 2-cycle."""
+    before, _ = settle(assignor, group.cluster, group.subscriptions, 1)
+    leaving = data.draw(st.sets(st.sampled_from(sorted(group.subscriptions))))
+    survivors = {m: own(s, before[m].partitions, 10) for m, s in group.subscriptions.items() if m not in leaving}
+    after, _ = settle(assignor, group.cluster, survivors, 10)
+    holder = {tp: m for m, a in after.items() for tp in a.partitions}
+    moves = {(m, holder[tp], tp.topic) for m, s in survivors.items() for tp in s.owned_partitions if holder[tp] != m}
+    load = {m: len(a.partitions) for m, a in after.items()}
+    for giver, receiver, topic in sorted(moves):
+        assert (receiver, giver, topic) not in moves, f"{topic} partitions moved both ways between {giver}, {receiver}"
+        assert load[giver] >= load[receiver] - 1, f"{giver} gave {topic} to {receiver} and ended lighter by 2+"

@@ -51,12 +51,9 @@ class _StickyBase(AbstractPartitionAssignor):
     def _claims(self, subscriptions: Mapping[MemberId, Subscription]) -> dict[MemberId, Claim]:
         """What each member owned, and in which generation, as this assignor reads it."""
 
-    def _finish(
-        self, result: StickyResult, subscriptions: Mapping[MemberId, Subscription]
-    ) -> dict[MemberId, list[TopicPartition]]:
+    def _finish(self, result: StickyResult) -> dict[MemberId, list[TopicPartition]]:
         """The protocol's last step on the sticky result (EAGER: none)."""
-        del subscriptions
-        return result.assignment
+        return result.assignment()
 
     def _assign_partitions(
         self,
@@ -65,7 +62,7 @@ class _StickyBase(AbstractPartitionAssignor):
         subscriptions: Mapping[MemberId, Subscription],
     ) -> dict[MemberId, list[TopicPartition]]:
         result = sticky_assign(cluster, partitions_per_topic, subscriptions, self._claims(subscriptions))
-        return self._finish(result, subscriptions)
+        return self._finish(result)
 
 
 class StickyAssignor(_StickyBase):
@@ -162,20 +159,11 @@ class CooperativeStickyAssignor(_StickyBase):
             claims[member] = Claim(subscription.owned_partitions, generation)
         return claims
 
-    def _finish(
-        self, result: StickyResult, subscriptions: Mapping[MemberId, Subscription]
-    ) -> dict[MemberId, list[TopicPartition]]:
+    def _finish(self, result: StickyResult) -> dict[MemberId, list[TopicPartition]]:
         # A partition may go to a member that does not own it yet only when no other live
-        # member still owns it; partitions claimed twice in one generation sit out a round.
-        claimed: set[TopicPartition] = set()
-        for subscription in subscriptions.values():
-            claimed.update(subscription.owned_partitions)
+        # member still owns it (this includes partitions claimed twice in one generation).
+        claimed = result.claimed
         if not claimed:
-            return result.assignment
-        contested = result.contested
-        adjusted: dict[MemberId, list[TopicPartition]] = {}
-        for member, partitions in result.assignment.items():
-            own = subscriptions[member].owned_partitions
-            own_set = set(own) if own else ()
-            adjusted[member] = [tp for tp in partitions if tp not in contested and (tp in own_set or tp not in claimed)]
-        return adjusted
+            return result.assignment()
+        new = result.new
+        return {member: kept + [tp for tp in new[member] if tp not in claimed] for member, kept in result.kept.items()}

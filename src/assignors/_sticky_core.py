@@ -2,12 +2,13 @@
 
 Input: partition counts of the subscribed topics, subscriptions, and each member's
 decoded claim (previously owned partitions and the generation they were owned in).
-Output: one list per member, and the partitions two members claimed in one generation.
+Output: per member the partitions it keeps from its claim and the partitions new to it,
+and the set of every partition some member claims (what a cooperative round withholds).
 
-1. Claims. A claim on a topic the member does not subscribe to (or that has no such
-   partition) is dropped. Of the remaining claims on a partition the highest generation
-   wins; a tie at that generation leaves the partition unowned. The outcome does not
-   depend on member order.
+1. Claims. A claim on a topic the member does not subscribe to (or on a partition the
+   topic does not have) is dropped. Of the remaining claims on a partition the highest
+   generation wins; a tie at that generation leaves the partition unowned. The outcome
+   does not depend on member order.
 2. Identical subscriptions: quotas. ``N`` partitions over ``M`` members gives ``N // M``
    each, and ``N % M`` members may hold one more; those extra slots go first to members
    that own that many already, so the fewest partitions leave their owners. Members keep
@@ -18,11 +19,17 @@ Output: one list per member, and the partitions two members claimed in one gener
    holds a partition of a topic that a subscriber with two or more fewer partitions
    could take, one such partition moves (a newly placed one in preference to a kept
    one). Each move lowers the sum of squared loads, so this ends, and it ends balanced.
-4. Racks (KIP-881): when members and partitions carry racks and not every partition is
-   on every rack, partitions that need a new owner go to the least-loaded rack-local
-   member that has room, before the rest are handed out. Owned partitions stay with
-   their owner whatever its rack (stickiness first), and balance is never traded for
-   locality.
+4. Racks (KIP-881), when members and partitions carry racks and not every partition is
+   on every rack (Kafka's group-wide rule). An owned partition on none of its owner's
+   racks is movable: before the rest are handed out, every partition needing an owner
+   and every such mismatched one goes, the fewest rack-local members first, to its
+   least-loaded rack-local member with room (identical subscriptions: below the minimum
+   quota; mixed: two fewer than the mismatched owner, or any load for an unowned
+   partition). Mismatched partitions nobody local can take stay with their owner. Last,
+   while a mismatched partition could trade places with a mismatched partition of a
+   member local to it (or, with identical subscriptions, move to a local member holding
+   one fewer), it does: each step adds a rack-local placement and leaves every load
+   as it was, so balance is never traded for locality and a result fed back is kept.
 
 Handing partitions out least-loaded-first is done in bulk: members at the same load
 take turns, so each run of equal loads is one strided slice per member.
@@ -30,21 +37,26 @@ take turns, so each run of equal loads is one strided slice per member.
 
 from __future__ import annotations
 
+import heapq
 import logging
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, filterfalse
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from assignors._model import _topic_partitions
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from assignors._model import Cluster, MemberId, Subscription, Topic, TopicPartition
 
 logger = logging.getLogger("assignors")
 
 __all__ = ["Claim", "StickyResult", "sticky_assign"]
+
+_topic_of = itemgetter(0)
+_number_of = itemgetter(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,41 +69,73 @@ class Claim:
 
 @dataclass(slots=True)
 class StickyResult:
-    """The assignment, and the partitions claimed by two members of one generation."""
+    """Per member the partitions kept from its own claim and those new to it.
 
-    assignment: dict[MemberId, list[TopicPartition]]
-    contested: set[TopicPartition]
+    ``claimed`` holds every partition any member claims, valid or not: a partition new
+    to a member and in ``claimed`` is still owned by someone else (or claimed twice).
+    """
+
+    kept: dict[MemberId, list[TopicPartition]]
+    new: dict[MemberId, list[TopicPartition]]
+    claimed: set[TopicPartition]
+
+    def assignment(self) -> dict[MemberId, list[TopicPartition]]:
+        """Kept partitions first, in claim order, then the new ones."""
+        new = self.new
+        return {member: kept + new[member] if new[member] else kept for member, kept in self.kept.items()}
+
+
+def _valid_claim(
+    claimed: Sequence[TopicPartition],
+    topics: frozenset[Topic],
+    partitions_per_topic: Mapping[Topic, int],
+    fewest: int,
+) -> Sequence[TopicPartition]:
+    """The partitions of ``claimed`` on ``topics`` that exist (``claimed`` itself when all do).
+
+    ``fewest`` is the smallest partition count of any topic: claims below it need no lookup.
+    """
+    if set(map(_topic_of, claimed)) <= topics and max(map(_number_of, claimed)) < fewest:
+        return claimed
+    return [tp for tp in claimed if tp[0] in topics and tp[1] < partitions_per_topic[tp[0]]]
 
 
 def _resolve_claims(
     partitions_per_topic: Mapping[Topic, int],
     member_topics: Mapping[MemberId, frozenset[Topic]],
     claims: Mapping[MemberId, Claim],
-) -> tuple[dict[TopicPartition, MemberId], set[TopicPartition]]:
-    """Owner of each validly claimed partition, and the partitions tied at their highest generation."""
-    valid: dict[MemberId, list[TopicPartition]] = {}
-    total = 0
+) -> tuple[dict[MemberId, list[TopicPartition]], set[TopicPartition], set[TopicPartition]]:
+    """What each member keeps of its claim, every claimed partition, and the kept ones."""
+    valid: dict[MemberId, Sequence[TopicPartition]] = {}
+    claimed: set[TopicPartition] = set()
+    claim_count = 0
+    all_valid = True
+    fewest = min(partitions_per_topic.values(), default=0)
     for member in sorted(claims):
-        claimed = claims[member].partitions
-        if not claimed:
+        partitions = claims[member].partitions
+        if not partitions:
             continue
-        topics = member_topics.get(member, frozenset())
-        kept = [tp for tp in claimed if tp[0] in topics and tp[1] < partitions_per_topic[tp[0]]]
-        if len(kept) != len(claimed) and logger.isEnabledFor(logging.DEBUG):
-            logger.debug("dropping %d stale claims of member %r", len(claimed) - len(kept), member)
-        valid[member] = kept
-        total += len(kept)
-    owner: dict[TopicPartition, MemberId] = {}
-    for member, kept in valid.items():
-        owner.update(dict.fromkeys(kept, member))
-    if len(owner) == total:  # the usual case: nobody claims a partition twice
-        return owner, set()
-    return _resolve_conflicts(valid, claims)
+        claimed.update(partitions)
+        claim_count += len(partitions)
+        kept = _valid_claim(partitions, member_topics.get(member, frozenset()), partitions_per_topic, fewest)
+        if len(kept) != len(partitions):
+            all_valid = False
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug("dropping %d stale claims of member %r", len(partitions) - len(kept), member)
+        if kept:
+            valid[member] = kept
+    if len(claimed) == claim_count:  # the usual case: nobody claims a partition twice
+        kept_lists = {member: list(partitions) for member, partitions in valid.items()}
+        taken = claimed if all_valid else set(chain.from_iterable(kept_lists.values()))
+        return kept_lists, claimed, taken
+    winner = _resolve_conflicts(valid, claims)
+    kept_lists = {m: [tp for tp in dict.fromkeys(parts) if winner.get(tp) == m] for m, parts in valid.items()}
+    return kept_lists, claimed, set(winner)
 
 
 def _resolve_conflicts(
-    valid: Mapping[MemberId, list[TopicPartition]], claims: Mapping[MemberId, Claim]
-) -> tuple[dict[TopicPartition, MemberId], set[TopicPartition]]:
+    valid: Mapping[MemberId, Sequence[TopicPartition]], claims: Mapping[MemberId, Claim]
+) -> dict[TopicPartition, MemberId]:
     """Highest generation wins; a tie at the highest generation leaves the partition unowned."""
     best: dict[TopicPartition, tuple[int, MemberId | None]] = {}
     for member, kept in valid.items():
@@ -100,12 +144,12 @@ def _resolve_conflicts(
             current = best.get(tp)
             if current is None or generation > current[0]:
                 best[tp] = (generation, member)
-            elif generation == current[0]:
+            elif generation == current[0] and current[1] != member:
                 best[tp] = (generation, None)
-    contested = {tp for tp, (_, member) in best.items() if member is None}
+    contested = sum(1 for _, member in best.values() if member is None)
     if contested:
-        logger.info("%d partitions are claimed by two members of the same generation", len(contested))
-    return {tp: member for tp, (_, member) in best.items() if member is not None}, contested
+        logger.info("%d partitions are claimed by two members of the same generation", contested)
+    return {tp: member for tp, (_, member) in best.items() if member is not None}
 
 
 @dataclass(slots=True)
@@ -113,6 +157,7 @@ class _State:
     """Loads and holdings while partitions are handed out."""
 
     load: dict[MemberId, int]
+    kept: dict[MemberId, list[TopicPartition]]
     new: dict[MemberId, list[TopicPartition]]
 
 
@@ -151,6 +196,12 @@ def _water_fill(pool: Sequence[TopicPartition], members: Sequence[MemberId], sta
     return given
 
 
+def _unclaimed(partitions_per_topic: Mapping[Topic, int], taken: set[TopicPartition]) -> list[TopicPartition]:
+    """The partitions nobody keeps, in topic and partition order."""
+    every = chain.from_iterable(_topic_partitions(topic, count) for topic, count in partitions_per_topic.items())
+    return list(filterfalse(taken.__contains__, every)) if taken else list(every)
+
+
 def sticky_assign(
     cluster: Cluster,
     partitions_per_topic: Mapping[Topic, int],
@@ -158,35 +209,35 @@ def sticky_assign(
     claims: Mapping[MemberId, Claim],
 ) -> StickyResult:
     """Assign stickily; see the module docstring for the rules."""
-    member_topics = {
-        member: frozenset(t for t in s.topics if t in partitions_per_topic) for member, s in subscriptions.items()
-    }
-    owner, contested = _resolve_claims(partitions_per_topic, member_topics, claims)
+    by_topic_list: dict[tuple[Topic, ...], frozenset[Topic]] = {}
+    member_topics: dict[MemberId, frozenset[Topic]] = {}
+    for member, subscription in subscriptions.items():
+        topics = by_topic_list.get(subscription.topics)
+        if topics is None:
+            topics = frozenset(partitions_per_topic.keys() & subscription.topics)
+            by_topic_list[subscription.topics] = topics
+        member_topics[member] = topics
+    valid, claimed, taken = _resolve_claims(partitions_per_topic, member_topics, claims)
     eligible = sorted(m for m, topics in member_topics.items() if topics)
-    racks = _RackInfo.build(cluster, partitions_per_topic, subscriptions, eligible)
-    kept: dict[MemberId, list[TopicPartition]] = {m: [] for m in subscriptions}
-    for member in eligible:
-        claim = claims.get(member)
-        if claim is not None and claim.partitions:
-            kept[member] = [tp for tp in claim.partitions if owner.get(tp) == member]
-    identical = len({member_topics[m] for m in eligible}) <= 1
-    state = _State(dict.fromkeys(eligible, 0), {m: [] for m in eligible})
+    kept = {m: valid.get(m, []) for m in subscriptions}
+    state = _State(dict.fromkeys(eligible, 0), kept, {m: [] for m in subscriptions})
     if eligible:
-        if identical:
-            _assign_identical(partitions_per_topic, eligible, kept, racks, state)
+        racks = _RackInfo.build(cluster, partitions_per_topic, subscriptions, eligible)
+        if len({member_topics[m] for m in eligible}) == 1:
+            _assign_identical(partitions_per_topic, eligible, taken, racks, state)
         else:
-            _assign_general(partitions_per_topic, member_topics, eligible, kept, owner, racks, state)
-    assignment = {m: kept[m] + state.new.get(m, []) for m in subscriptions}
-    return StickyResult(assignment, contested)
+            _assign_general(partitions_per_topic, member_topics, eligible, taken, racks, state)
+    return StickyResult(state.kept, state.new, claimed)
 
 
 @dataclass(slots=True)
 class _RackInfo:
     """Racks of members and partitions, when rack-aware assignment applies (Kafka's group-wide rule)."""
 
-    member_rack: dict[MemberId, str]
-    cluster: Cluster
     enabled: bool
+    cluster: Cluster
+    member_rack: dict[MemberId, str]
+    on_rack: dict[str | None, list[MemberId]]  # None: members without a rack, local to every partition
 
     @classmethod
     def build(
@@ -206,41 +257,111 @@ class _RackInfo:
             ]
             every = frozenset().union(*racks_seen)
             enabled = not every.isdisjoint(member_rack.values()) and any(r != every for r in racks_seen)
-        return cls(member_rack, cluster, enabled)
+        on_rack: dict[str | None, list[MemberId]] = {}
+        if enabled:
+            for member in eligible:  # sorted, so every list is
+                on_rack.setdefault(member_rack.get(member), []).append(member)
+        return cls(enabled, cluster, member_rack, on_rack)
 
     def local(self, member: MemberId, tp: TopicPartition) -> bool:
         rack = self.member_rack.get(member)
         return rack is None or rack in self.cluster.racks_of(tp)
 
+    def local_keys(self, tp: TopicPartition) -> list[str | None]:
+        """The member racks local to ``tp`` (None: the rackless members), in a fixed order."""
+        return [None, *sorted(self.cluster.racks_of(tp))]
 
-def _rack_pass(
+    def local_count(self, tp: TopicPartition) -> int:
+        on_rack = self.on_rack
+        return sum(len(on_rack.get(key, ())) for key in self.local_keys(tp))
+
+    def mismatched(self, state: _State, members: Iterable[MemberId]) -> dict[TopicPartition, MemberId]:
+        """The kept partitions on none of their owner's racks, with their owners."""
+        member_rack = self.member_rack
+        racks_of = self.cluster.racks_of
+        return {
+            tp: member
+            for member in members
+            if (rack := member_rack.get(member)) is not None
+            for tp in state.kept[member]
+            if rack not in racks_of(tp)
+        }
+
+
+class _LocalPicker:
+    """The least-loaded rack-local member (ties: id) among ``members``, with one heap per rack."""
+
+    def __init__(self, members: Sequence[MemberId], racks: _RackInfo, load: dict[MemberId, int]) -> None:
+        self._racks = racks
+        self._load = load
+        self._heaps: dict[str | None, list[tuple[int, MemberId]]] = {}
+        for member in members:
+            self._heaps.setdefault(racks.member_rack.get(member), []).append((load[member], member))
+        for heap in self._heaps.values():
+            heapq.heapify(heap)
+
+    def changed(self, member: MemberId) -> None:
+        """Record that ``member``'s load changed (stale entries are skipped lazily)."""
+        heapq.heappush(self._heaps[self._racks.member_rack.get(member)], (self._load[member], member))
+
+    def pick(self, tp: TopicPartition, below: int | None) -> MemberId | None:
+        """The least-loaded member local to ``tp`` with load under ``below`` (None: any)."""
+        load = self._load
+        best: tuple[int, MemberId] | None = None
+        for key in self._racks.local_keys(tp):
+            heap = self._heaps.get(key)
+            while heap and heap[0][0] != load[heap[0][1]]:
+                heapq.heappop(heap)  # stale: a current entry was pushed when the load changed
+            if heap and (best is None or heap[0] < best):
+                best = heap[0]
+        if best is None or (below is not None and best[0] >= below):
+            return None
+        return best[1]
+
+
+def _rack_pass(  # noqa: PLR0913, PLR0917 - the algorithm's state
     pool: list[TopicPartition],
-    candidates: Mapping[str, Sequence[MemberId]],
+    mismatched: Mapping[TopicPartition, MemberId],
+    members: Sequence[MemberId],
     racks: _RackInfo,
     state: _State,
     limit: int | None,
 ) -> list[TopicPartition]:
-    """Give each partition to its least-loaded rack-local candidate under ``limit``; returns the rest."""
+    """Place ``pool`` and ``mismatched`` partitions on rack-local members; returns the unplaced part of ``pool``.
+
+    The partitions with the fewest rack-local members go first, each to its least-loaded
+    local member under ``limit``. A mismatched partition without one stays with its owner;
+    with ``limit`` None it moves only to a member holding two fewer than its owner.
+    """
     load = state.load
+    picker = _LocalPicker(members, racks, load)
+    order = sorted(chain(pool, mismatched), key=lambda tp: (racks.local_count(tp), tp))
     rest: list[TopicPartition] = []
-    for tp in pool:
-        best: MemberId | None = None
-        for member in candidates[tp.topic]:
-            fits = (limit is None or load[member] < limit) and racks.local(member, tp)
-            if fits and (best is None or load[member] < load[best]):
-                best = member
-        if best is None:
-            rest.append(tp)
-        else:
-            state.new[best].append(tp)
-            load[best] += 1
+    released: dict[MemberId, set[TopicPartition]] = {}
+    for tp in order:
+        owner = mismatched.get(tp)
+        below = limit if owner is None or limit is not None else load[owner] - 1
+        member = picker.pick(tp, below)
+        if member is None:
+            if owner is None:
+                rest.append(tp)
+            continue
+        state.new[member].append(tp)
+        load[member] += 1
+        picker.changed(member)
+        if owner is not None:
+            released.setdefault(owner, set()).add(tp)
+            load[owner] -= 1
+            picker.changed(owner)
+    for owner, gone in released.items():
+        state.kept[owner] = [tp for tp in state.kept[owner] if tp not in gone]
     return rest
 
 
 def _assign_identical(
     partitions_per_topic: Mapping[Topic, int],
     members: list[MemberId],
-    kept: dict[MemberId, list[TopicPartition]],
+    taken: set[TopicPartition],
     racks: _RackInfo,
     state: _State,
 ) -> None:
@@ -249,6 +370,8 @@ def _assign_identical(
     max_quota = min_quota + (1 if extra else 0)
     # Extra slots go to members that already own max_quota partitions (in id order).
     slots = extra
+    trimmed: list[TopicPartition] = []
+    kept = state.kept
     for member in members:
         owned = kept[member]
         if len(owned) >= max_quota and slots > 0:
@@ -257,26 +380,39 @@ def _assign_identical(
         else:
             quota = min_quota
         if len(owned) > quota:
-            kept[member] = owned[:quota]
+            kept[member], dropped = _trim(owned, quota, member, racks)
+            trimmed.extend(dropped)
         state.load[member] = len(kept[member])
-    taken = set(chain.from_iterable(kept[m] for m in members))
-    pool = [tp for t, c in partitions_per_topic.items() for tp in _topic_partitions(t, c) if tp not in taken]
+    pool = _unclaimed(partitions_per_topic, taken)
+    if trimmed:
+        pool = sorted(chain(pool, trimmed))
     if racks.enabled:
-        everyone = dict.fromkeys(partitions_per_topic, members)
-        pool = _rack_pass(pool, everyone, racks, state, min_quota)
+        pool = _rack_pass(pool, racks.mismatched(state, members), members, racks, state, min_quota)
     given = _water_fill(pool, members, state, min_quota)
     given += _water_fill(pool[given:], members, state, max_quota)
     if given != len(pool):  # pragma: no cover - quotas always add up
         msg = f"sticky quotas left {len(pool) - given} of {total} partitions unassigned"
         raise AssertionError(msg)
+    if racks.enabled:
+        _Locality(members, None, racks, state).improve()
+
+
+def _trim(
+    owned: list[TopicPartition], quota: int, member: MemberId, racks: _RackInfo
+) -> tuple[list[TopicPartition], list[TopicPartition]]:
+    """Keep ``quota`` of ``owned`` (rack-local ones first, claim order kept); returns kept and dropped."""
+    if not racks.enabled:
+        return owned[:quota], owned[quota:]
+    ranked = sorted(range(len(owned)), key=lambda i: (not racks.local(member, owned[i]), i))
+    keep = sorted(ranked[:quota])
+    return [owned[i] for i in keep], [owned[i] for i in sorted(ranked[quota:])]
 
 
 def _assign_general(  # noqa: PLR0913, PLR0917 - the algorithm's whole state
     partitions_per_topic: Mapping[Topic, int],
     member_topics: Mapping[MemberId, frozenset[Topic]],
     members: list[MemberId],
-    kept: dict[MemberId, list[TopicPartition]],
-    owner: Mapping[TopicPartition, MemberId],
+    taken: set[TopicPartition],
     racks: _RackInfo,
     state: _State,
 ) -> None:
@@ -285,28 +421,28 @@ def _assign_general(  # noqa: PLR0913, PLR0917 - the algorithm's whole state
         for topic in member_topics[member]:
             subscribers[topic].append(member)
     for member in members:
-        state.load[member] = len(kept[member])
+        state.load[member] = len(state.kept[member])
     # Topics with the same subscribers form a group; the most constrained groups go first.
     groups: dict[tuple[MemberId, ...], list[Topic]] = {}
     for topic in partitions_per_topic:
         groups.setdefault(tuple(subscribers[topic]), []).append(topic)
     order = sorted(groups.items(), key=lambda item: (len(item[0]), item[1][0]))
+    mismatched_by_topic: dict[Topic, dict[TopicPartition, MemberId]] = {}
+    if racks.enabled:
+        for tp, owner in racks.mismatched(state, members).items():
+            mismatched_by_topic.setdefault(tp.topic, {})[tp] = owner
     for group_members, topics in order:
-        pool = [
-            tp for topic in topics for tp in _topic_partitions(topic, partitions_per_topic[topic]) if tp not in owner
-        ]
+        pool = _unclaimed({topic: partitions_per_topic[topic] for topic in topics}, taken)
         if racks.enabled:
-            pool = _rack_pass(pool, subscribers, racks, state, None)
+            mismatched = {tp: o for topic in topics for tp, o in mismatched_by_topic.get(topic, {}).items()}
+            pool = _rack_pass(pool, mismatched, group_members, racks, state, None)
         _water_fill(pool, group_members, state, None)
-    _rebalance(order, kept, racks, state)
+    _rebalance(order, racks, state)
+    if racks.enabled:
+        _Locality(members, member_topics, racks, state).improve()
 
 
-def _rebalance(
-    groups: list[tuple[tuple[MemberId, ...], list[Topic]]],
-    kept: dict[MemberId, list[TopicPartition]],
-    racks: _RackInfo,
-    state: _State,
-) -> None:
+def _rebalance(groups: list[tuple[tuple[MemberId, ...], list[Topic]]], racks: _RackInfo, state: _State) -> None:
     """Move partitions until no subscriber of a topic holds two or more fewer than a holder of it."""
     load = state.load
     moved = True
@@ -318,7 +454,7 @@ def _rebalance(
             topic_set = set(topics)
             while True:
                 receiver = min(group_members, key=lambda m: (load[m], m))
-                giver, victim = _pick_victim(group_members, topic_set, kept, racks, state, load[receiver] + 2)
+                giver, victim = _pick_victim(group_members, topic_set, racks, state, load[receiver] + 2)
                 if giver is None or victim is None:
                     break
                 state.new[receiver].append(victim)
@@ -327,24 +463,24 @@ def _rebalance(
                 moved = True
 
 
-def _pick_victim(  # noqa: PLR0913, PLR0917 - the algorithm's state
+def _pick_victim(
     members: Sequence[MemberId],
     topics: set[Topic],
-    kept: dict[MemberId, list[TopicPartition]],
     racks: _RackInfo,
     state: _State,
     at_least: int,
 ) -> tuple[MemberId | None, TopicPartition | None]:
-    """The most-loaded member (load >= ``at_least``) holding a partition of ``topics``, and that partition.
+    """A member with load >= ``at_least`` holding a partition of ``topics``, and that partition.
 
-    Newly placed partitions leave before kept ones, and rack-mismatched before local ones.
+    A newly placed partition (of the most-loaded such member) leaves before any kept one,
+    so moving it revokes nothing; then kept ones, rack-mismatched before local ones.
     The partition is removed from its holder.
     """
     load = state.load
-    for member in sorted(members, key=lambda m: (-load[m], m)):
-        if load[member] < at_least:
-            return None, None
-        for source in (state.new[member], kept[member]):
+    givers = [m for m in sorted(members, key=lambda m: (-load[m], m)) if load[m] >= at_least]
+    for holdings in (state.new, state.kept):
+        for member in givers:
+            source = holdings[member]
             candidates = [i for i in range(len(source) - 1, -1, -1) if source[i].topic in topics]
             if not candidates:
                 continue
@@ -353,3 +489,116 @@ def _pick_victim(  # noqa: PLR0913, PLR0917 - the algorithm's state
                 candidates = mismatched or candidates
             return member, source.pop(candidates[0])
     return None, None
+
+
+class _Locality:
+    """The last rack step: trades that add rack-local placements and change no load.
+
+    A mismatched partition ``p`` of member ``a`` goes to a member ``b`` local to it when
+    ``b`` gives back one of its own mismatched partitions that ``a`` may hold (a swap), or,
+    with identical subscriptions (``member_topics`` None), when ``b`` holds one fewer than
+    ``a`` (a move: the two loads trade places). With mixed subscriptions a swap must keep
+    every subscriber of the traded topics within one of the new holder. Every trade adds
+    at least one rack-local placement, so this ends.
+    """
+
+    def __init__(
+        self,
+        members: Sequence[MemberId],
+        member_topics: Mapping[MemberId, frozenset[Topic]] | None,
+        racks: _RackInfo,
+        state: _State,
+    ) -> None:
+        self._racks = racks
+        self._state = state
+        self._member_topics = member_topics
+        self._mismatched: dict[MemberId, list[TopicPartition]] = {}
+        self._holders: dict[str, set[MemberId]] = {}  # rack -> members holding mismatched partitions
+        self._at_load: dict[tuple[str | None, int], set[MemberId]] = {}
+        racks_of = racks.cluster.racks_of
+        for member in members:
+            rack = racks.member_rack.get(member)
+            if member_topics is None:
+                self._at_load.setdefault((rack, state.load[member]), set()).add(member)
+            if rack is None:
+                continue
+            # New partitions first: trading them revokes nothing.
+            held = [tp for tp in chain(state.new[member], state.kept[member]) if rack not in racks_of(tp)]
+            if held:
+                self._mismatched[member] = held
+                self._holders.setdefault(rack, set()).add(member)
+        self._min_subscriber_load: dict[Topic, int] = {}
+        if member_topics is not None:
+            for member in members:
+                for topic in member_topics[member]:
+                    current = self._min_subscriber_load.get(topic)
+                    if current is None or state.load[member] < current:
+                        self._min_subscriber_load[topic] = state.load[member]
+
+    def improve(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for a in sorted(self._mismatched):
+                for p in list(self._mismatched.get(a, ())):
+                    if p in self._mismatched.get(a, ()) and self._trade(a, p):
+                        changed = True
+
+    def _may_hold(self, member: MemberId, tp: TopicPartition) -> bool:
+        """``member`` subscribes to ``tp``'s topic and could hold it at its load, balance-wise."""
+        if self._member_topics is None:
+            return True
+        if tp.topic not in self._member_topics[member]:
+            return False
+        return self._min_subscriber_load[tp.topic] >= self._state.load[member] - 1
+
+    def _trade(self, a: MemberId, p: TopicPartition) -> bool:
+        keys = self._racks.local_keys(p)
+        if self._member_topics is None:
+            below = self._state.load[a] - 1
+            lighter = [b for key in keys for b in self._at_load.get((key, below), ())]
+            if lighter:
+                self._move(a, min(lighter), p)
+                return True
+        for rack in sorted(self._racks.cluster.racks_of(p)):  # members without a rack hold no mismatched partitions
+            for b in sorted(self._holders.get(rack, ())):
+                if b == a or not self._may_hold(b, p):
+                    continue
+                q = self._swap_partner(a, b)
+                if q is not None:
+                    self._move(a, b, p)
+                    self._move(b, a, q)
+                    return True
+        return False
+
+    def _swap_partner(self, a: MemberId, b: MemberId) -> TopicPartition | None:
+        """A mismatched partition of ``b`` that ``a`` may take, one local to ``a`` if any."""
+        fallback: TopicPartition | None = None
+        for q in self._mismatched.get(b, ()):
+            if self._may_hold(a, q):
+                if self._racks.local(a, q):
+                    return q
+                if fallback is None:
+                    fallback = q
+        return fallback
+
+    def _move(self, giver: MemberId, receiver: MemberId, tp: TopicPartition) -> None:
+        state = self._state
+        source = state.kept[giver] if tp in state.kept[giver] else state.new[giver]
+        source.remove(tp)
+        state.new[receiver].append(tp)
+        rack_of = self._racks.member_rack
+        held = self._mismatched[giver]
+        held.remove(tp)
+        if not held:
+            del self._mismatched[giver]
+            self._holders[rack_of[giver]].discard(giver)
+        if not self._racks.local(receiver, tp):
+            self._mismatched.setdefault(receiver, []).insert(0, tp)  # new to it
+            self._holders.setdefault(rack_of[receiver], set()).add(receiver)
+        if self._member_topics is None:  # identical: a lone move shifts one unit of load
+            load = state.load
+            for member, delta in ((giver, -1), (receiver, 1)):
+                self._at_load[rack_of.get(member), load[member]].discard(member)
+                load[member] += delta
+                self._at_load.setdefault((rack_of.get(member), load[member]), set()).add(member)

@@ -16,6 +16,8 @@ from assignors.testing._checks import (
     balance_problems,
     determinism_problems,
     per_topic_balance_problems,
+    rack_aware,
+    rack_locality_problems,
     validity_problems,
 )
 from assignors.testing._strategies import Group, clusters, groups
@@ -28,5 +30,7 @@ __all__ = [
     "determinism_problems",
     "groups",
     "per_topic_balance_problems",
+    "rack_aware",
+    "rack_locality_problems",
     "validity_problems",
 ]

@@ -11,13 +11,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from assignors._interface import ConsumerPartitionAssignor
-    from assignors._model import Assignment, Cluster, MemberId, Subscription
+    from assignors._model import Assignment, Cluster, MemberId, Subscription, TopicPartition
 
 __all__ = [
     "InvariantViolationError",
     "balance_problems",
     "determinism_problems",
     "per_topic_balance_problems",
+    "rack_aware",
+    "rack_locality_problems",
     "validity_problems",
 ]
 
@@ -89,6 +91,59 @@ def per_topic_balance_problems(
             problems.append(
                 f"topic {topic!r}: subscribers hold between {min(loads)} and {max(loads)} of its partitions"
             )
+    return problems
+
+
+def rack_aware(cluster: Cluster, subscriptions: Mapping[MemberId, Subscription]) -> bool:
+    """Kafka's group-wide rule (KIP-881) for the sticky assignors.
+
+    True when some member with subscribed topics has a rack that some subscribed partition
+    is on, and not every subscribed partition is on every rack.
+    """
+    topics = sorted({t for s in subscriptions.values() for t in s.topics if cluster.partition_count(t)})
+    member_racks = {s.rack_id for s in subscriptions.values() if s.rack_id is not None and set(s.topics) & set(topics)}
+    layouts = [cluster.racks_of(tp) for topic in topics for tp in cluster.partitions(topic)]
+    every = frozenset().union(*layouts)
+    return bool(member_racks & every) and any(layout != every for layout in layouts)
+
+
+def rack_locality_problems(
+    cluster: Cluster, subscriptions: Mapping[MemberId, Subscription], result: Mapping[MemberId, Assignment]
+) -> list[str]:
+    """No trade that keeps every load would add a rack-local placement (when :func:`rack_aware`).
+
+    A partition is mismatched when its holder has a rack the partition is not on. Reported:
+    a mismatched partition that a rack-local subscriber could swap for one of its own
+    mismatched partitions (keeping the sticky balance), or, with identical subscriptions,
+    one that could move to a rack-local member holding one fewer (the loads trade places).
+    """
+    if not rack_aware(cluster, subscriptions):
+        return []
+    loads = _loads(result)
+    topics = {m: {t for t in s.topics if cluster.partition_count(t)} for m, s in subscriptions.items()}
+    identical = len({frozenset(t) for t in topics.values() if t}) == 1
+    lowest: dict[str, int] = {}
+    for member in sorted(topics):
+        for topic in topics[member]:
+            lowest[topic] = min(lowest.get(topic, loads[member]), loads[member])
+
+    def local(member: MemberId, tp: TopicPartition) -> bool:
+        rack = subscriptions[member].rack_id
+        return rack is None or rack in cluster.racks_of(tp)
+
+    def may_hold(member: MemberId, tp: TopicPartition) -> bool:
+        return tp.topic in topics[member] and (identical or lowest[tp.topic] >= loads[member] - 1)
+
+    mismatched = {m: [tp for tp in a.partitions if not local(m, tp)] for m, a in sorted(result.items())}
+    problems: list[str] = []
+    for a, p, b in [(a, p, b) for a, held in mismatched.items() for p in held for b in sorted(result)]:
+        if b == a or not local(b, p) or not may_hold(b, p):
+            continue
+        if identical and loads[b] == loads[a] - 1:
+            problems.append(f"{p} is off the rack of {a!r}; rack-local {b!r} holds one fewer")
+        swaps = [q for q in mismatched[b] if may_hold(a, q)]
+        if swaps:
+            problems.append(f"{p} of {a!r} and {swaps[0]} of {b!r} are both off-rack; {b!r} is local to {p}")
     return problems
 
 
