@@ -17,29 +17,51 @@ from typing import Any
 
 CASE_TIMEOUT_S = 300
 
-# (section, label, spec, target seconds or None)
-CASES: list[tuple[str, str, dict[str, Any], float | None]] = [
-    (
-        "range/roundrobin",
-        "1000x1000, 2000 members, identical",
-        {"workload": "identical", "args": [1000, 1000, 2000]},
-        1.0,
-    ),
-    (
-        "range/roundrobin",
-        "500x2000, 2000 members, identical",
-        {"workload": "identical", "args": [500, 2000, 2000]},
-        1.0,
-    ),
-    ("range/roundrobin", "10x20, 20 members (small group)", {"workload": "identical", "args": [10, 20, 20]}, None),
-]
+# (section, label, spec, target seconds or None, assignors)
 FOUNDATION = ("range", "roundrobin")
-BIG = {"workload": "identical", "args": [1000, 1000, 2000]}
+STICKY = ("sticky", "cooperative-sticky")
+_1M = [500, 2000, 2000]
+_1M_SQUARE = [1000, 1000, 2000]
+_W3 = [100, 200, 500]
+_SMALL = [10, 20, 20]
+Case = tuple[str, str, dict[str, Any], float | None, tuple[str, ...]]
+CASES: list[Case] = [
+    ("range/roundrobin", "1000x1000, 2000 members, identical", {"workload": "identical", "args": _1M_SQUARE}, 1.0,
+     FOUNDATION),
+    ("range/roundrobin", "500x2000, 2000 members, identical", {"workload": "identical", "args": _1M}, 1.0, FOUNDATION),
+    ("range/roundrobin", "10x20, 20 members (small group)", {"workload": "identical", "args": _SMALL}, None,
+     FOUNDATION),
+    ("sticky 1", "500x2000, 2000 members, identical, fresh", {"workload": "identical", "args": _1M}, 1.0, STICKY),
+    ("sticky 1", "500x2000, 2000 members, identical, 2nd round", {"workload": "identical", "args": _1M, "round": 2},
+     2.0, STICKY),
+    ("sticky 1", "1000x1000, 2000 members, identical, fresh", {"workload": "identical", "args": _1M_SQUARE}, 1.0,
+     STICKY),
+    ("sticky 1", "1000x1000, 2000 members, identical, 2nd round",
+     {"workload": "identical", "args": _1M_SQUARE, "round": 2}, 2.0, STICKY),
+    ("sticky 2", "500x2000, 2000 members, last on topic-0, fresh",
+     {"workload": "last_member_on_first_topic", "args": _1M}, 2.0, STICKY),
+    ("sticky 2", "500x2000, 2000 members, last on topic-0, 2nd round",
+     {"workload": "last_member_on_first_topic", "args": _1M, "round": 2}, 2.0, STICKY),
+    ("sticky 3", "100x200, 500 members, every 4th on first half, fresh", {"workload": "halves", "args": _W3}, 2.0,
+     STICKY),
+    ("sticky 3", "100x200, 500 members, every 4th on first half, 2nd round",
+     {"workload": "halves", "args": _W3, "round": 2}, 2.0, STICKY),
+    ("sticky small", "10x20, 20 members, 2nd round (owned partitions)",
+     {"workload": "identical", "args": _SMALL, "round": 2}, 0.001, STICKY),
+    ("sticky racks", "500x2000, 2000 members, 3 racks, fresh", {"workload": "racked", "args": _1M}, None, STICKY),
+    ("sticky racks", "500x2000, 2000 members, 3 racks, 2nd round", {"workload": "racked", "args": _1M, "round": 2},
+     None, STICKY),
+]  # fmt: skip
+BIG = {"workload": "identical", "args": _1M_SQUARE}
 KAFKA_PYTHON = [
     ("range/roundrobin", "1000x1000, 2000 members, identical", "range", BIG),
     ("range/roundrobin", "1000x1000, 2000 members, identical", "roundrobin", BIG),
     ("range/roundrobin", "100x100, 500 members, last on topic-0", "roundrobin",
      {"workload": "last_member_on_first_topic", "args": [100, 100, 500]}),
+    ("sticky", "100x100, 500 members, identical, fresh", "sticky", {"workload": "identical", "args": [100, 100, 500]}),
+    ("sticky 3", "100x200, 500 members, every 4th on first half, fresh", "sticky",
+     {"workload": "halves", "args": _W3}),
+    ("sticky 1", "500x2000, 2000 members, identical, fresh", "sticky", {"workload": "identical", "args": _1M}),
 ]  # fmt: skip
 
 
@@ -80,8 +102,8 @@ def main() -> int:
     parser.add_argument("--out", default=str(Path(__file__).with_name("RESULTS.md")))
     args = parser.parse_args()
     rows: list[str] = []
-    for section, label, spec, target in CASES:
-        for assignor in FOUNDATION:
+    for section, label, spec, target, assignors in CASES:
+        for assignor in assignors:
             if args.only not in f"{section} {label} {assignor}":
                 continue
             figures = _run({**spec, "assignor": assignor, "repeat": args.repeat})

@@ -20,6 +20,7 @@ BUILDERS = {
     "identical": workloads.identical,
     "last_member_on_first_topic": workloads.last_member_on_first_topic,
     "halves": workloads.halves,
+    "racked": workloads.racked,
 }
 
 

@@ -41,6 +41,18 @@ def halves(topics: int, partitions: int, members: int) -> Workload:
     return Workload(f"{topics}x{partitions}, {members} members, every 4th on first half", cluster, subscriptions)
 
 
+def racked(topics: int, partitions: int, members: int) -> Workload:
+    """Identical subscriptions over three racks: members round-robin on them, each partition on two of them."""
+    names = [f"topic-{i}" for i in range(topics)]
+    racks = ("rack-0", "rack-1", "rack-2")
+    partition_racks = {
+        TopicPartition(t, p): (racks[p % 3], racks[(p + 1) % 3]) for t in names for p in range(partitions)
+    }
+    cluster = Cluster(dict.fromkeys(names, partitions), partition_racks=partition_racks)
+    subscriptions = {f"consumer-{i:05d}": Subscription(names, rack_id=racks[i % 3]) for i in range(members)}
+    return Workload(f"{topics}x{partitions}, {members} members, identical, 3 racks", cluster, subscriptions)
+
+
 def owning(workload: Workload, assignment: dict[str, Assignment], generation: int = 1) -> Workload:
     """The next round: every member but the first owns what ``assignment`` gave it."""
     first = min(workload.subscriptions)
@@ -49,6 +61,7 @@ def owning(workload: Workload, assignment: dict[str, Assignment], generation: in
             s.topics,
             owned_partitions=() if member == first else assignment[member].partitions,
             generation_id=generation,
+            rack_id=s.rack_id,
         )
         for member, s in workload.subscriptions.items()
     }

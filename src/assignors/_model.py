@@ -92,6 +92,9 @@ class TopicPartition(_TopicPartitionFields):
 _tuple_new = tuple.__new__
 
 
+_NO_RACKS: frozenset[str] = frozenset()
+
+
 def _tp(topic: str, partition: int) -> TopicPartition:
     """Build a TopicPartition without validation (arguments already checked)."""
     return _tuple_new(TopicPartition, (topic, partition))
@@ -272,7 +275,7 @@ class Cluster:
     (3, None, ['r1', 'r2'])
     """
 
-    __slots__ = ("_partition_racks", "_partitions_per_topic")
+    __slots__ = ("_partition_racks", "_partitions_per_topic", "_racks_by_partition")
 
     def __init__(
         self,
@@ -294,9 +297,9 @@ class Cluster:
                 raise InvalidSubscriptionError(msg)
             counts[topic] = int(count)
         self._partitions_per_topic: Mapping[str, int] = MappingProxyType(counts)
-        self._partition_racks: Mapping[TopicPartition, frozenset[str]] = MappingProxyType(
-            self._validated_racks(counts, partition_racks or {})
-        )
+        # The plain dict is for the assignors' hot loops; the public view is read-only.
+        self._racks_by_partition = self._validated_racks(counts, partition_racks or {})
+        self._partition_racks: Mapping[TopicPartition, frozenset[str]] = MappingProxyType(self._racks_by_partition)
 
     @staticmethod
     def _validated_racks(
@@ -345,7 +348,7 @@ class Cluster:
 
     def racks_of(self, partition: TopicPartition) -> frozenset[str]:
         """The racks of the replicas of ``partition`` (empty when unknown)."""
-        return self._partition_racks.get(partition, frozenset())
+        return self._racks_by_partition.get(partition, _NO_RACKS)
 
     def partitions(self, topic: str) -> Iterator[TopicPartition]:
         """The partitions of ``topic`` in partition order (none when it has no metadata)."""

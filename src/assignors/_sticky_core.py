@@ -40,8 +40,8 @@ from __future__ import annotations
 import heapq
 import logging
 from dataclasses import dataclass
-from itertools import chain, filterfalse
-from operator import itemgetter
+from itertools import chain, compress, filterfalse, repeat
+from operator import contains, itemgetter, not_
 from typing import TYPE_CHECKING
 
 from assignors._model import _topic_partitions
@@ -230,14 +230,21 @@ def sticky_assign(
     return StickyResult(state.kept, state.new, claimed)
 
 
+_NO_RACKS: frozenset[str] = frozenset()
+
+
 @dataclass(slots=True)
 class _RackInfo:
-    """Racks of members and partitions, when rack-aware assignment applies (Kafka's group-wide rule)."""
+    """Racks of members and partitions, when rack-aware assignment applies (Kafka's group-wide rule).
+
+    Partitions with the same replica racks (a layout) have the same rack-local members,
+    so the hot paths work per layout, of which a cluster has few.
+    """
 
     enabled: bool
-    cluster: Cluster
     member_rack: dict[MemberId, str]
     on_rack: dict[str | None, list[MemberId]]  # None: members without a rack, local to every partition
+    racks_by_partition: Mapping[TopicPartition, frozenset[str]]
 
     @classmethod
     def build(
@@ -248,71 +255,72 @@ class _RackInfo:
         eligible: Sequence[MemberId],
     ) -> _RackInfo:
         member_rack = {m: r for m in eligible if (r := subscriptions[m].rack_id) is not None}
+        racks_by_partition = cluster._racks_by_partition  # noqa: SLF001 - the plain dict behind the public view
         enabled = False
-        if member_rack and cluster.partition_racks:
-            racks_seen = [
-                cluster.racks_of(tp)
-                for topic, count in partitions_per_topic.items()
-                for tp in _topic_partitions(topic, count)
-            ]
-            every = frozenset().union(*racks_seen)
-            enabled = not every.isdisjoint(member_rack.values()) and any(r != every for r in racks_seen)
+        if member_rack and racks_by_partition:
+            every_tp = chain.from_iterable(_topic_partitions(t, c) for t, c in partitions_per_topic.items())
+            layouts = set(map(racks_by_partition.get, every_tp, repeat(_NO_RACKS)))
+            every = frozenset().union(*layouts)
+            enabled = not every.isdisjoint(member_rack.values()) and len(layouts) > 1
         on_rack: dict[str | None, list[MemberId]] = {}
         if enabled:
             for member in eligible:  # sorted, so every list is
                 on_rack.setdefault(member_rack.get(member), []).append(member)
-        return cls(enabled, cluster, member_rack, on_rack)
+        return cls(enabled, member_rack, on_rack, racks_by_partition)
+
+    def layout(self, tp: TopicPartition) -> frozenset[str]:
+        return self.racks_by_partition.get(tp, _NO_RACKS)
 
     def local(self, member: MemberId, tp: TopicPartition) -> bool:
         rack = self.member_rack.get(member)
-        return rack is None or rack in self.cluster.racks_of(tp)
+        return rack is None or rack in self.racks_by_partition.get(tp, _NO_RACKS)
 
-    def local_keys(self, tp: TopicPartition) -> list[str | None]:
-        """The member racks local to ``tp`` (None: the rackless members), in a fixed order."""
-        return [None, *sorted(self.cluster.racks_of(tp))]
+    def local_members(self, layout: frozenset[str], members: Sequence[MemberId]) -> list[MemberId]:
+        """The members of ``members`` (sorted) local to partitions on ``layout``."""
+        rack_of = self.member_rack
+        return [m for m in members if (rack := rack_of.get(m)) is None or rack in layout]
 
-    def local_count(self, tp: TopicPartition) -> int:
-        on_rack = self.on_rack
-        return sum(len(on_rack.get(key, ())) for key in self.local_keys(tp))
+    def off_rack(self, member: MemberId, partitions: Sequence[TopicPartition]) -> list[TopicPartition]:
+        """The partitions of ``partitions`` on none of ``member``'s racks."""
+        rack = self.member_rack.get(member)
+        if rack is None:
+            return []
+        layouts = map(self.racks_by_partition.get, partitions, repeat(_NO_RACKS))
+        return list(compress(partitions, map(not_, map(contains, layouts, repeat(rack)))))
 
     def mismatched(self, state: _State, members: Iterable[MemberId]) -> dict[TopicPartition, MemberId]:
         """The kept partitions on none of their owner's racks, with their owners."""
-        member_rack = self.member_rack
-        racks_of = self.cluster.racks_of
-        return {
-            tp: member
-            for member in members
-            if (rack := member_rack.get(member)) is not None
-            for tp in state.kept[member]
-            if rack not in racks_of(tp)
-        }
+        return {tp: member for member in members for tp in self.off_rack(member, state.kept[member])}
 
 
 class _LocalPicker:
     """The least-loaded rack-local member (ties: id) among ``members``, with one heap per rack."""
 
     def __init__(self, members: Sequence[MemberId], racks: _RackInfo, load: dict[MemberId, int]) -> None:
-        self._racks = racks
+        self._rack_of = racks.member_rack
         self._load = load
         self._heaps: dict[str | None, list[tuple[int, MemberId]]] = {}
         for member in members:
-            self._heaps.setdefault(racks.member_rack.get(member), []).append((load[member], member))
+            self._heaps.setdefault(self._rack_of.get(member), []).append((load[member], member))
         for heap in self._heaps.values():
             heapq.heapify(heap)
 
-    def changed(self, member: MemberId) -> None:
-        """Record that ``member``'s load changed (stale entries are skipped lazily)."""
-        heapq.heappush(self._heaps[self._racks.member_rack.get(member)], (self._load[member], member))
+    def pick(self, layout: frozenset[str], below: int | None) -> MemberId | None:
+        """The least-loaded member local to ``layout`` with load under ``below`` (None: any).
 
-    def pick(self, tp: TopicPartition, below: int | None) -> MemberId | None:
-        """The least-loaded member local to ``tp`` with load under ``below`` (None: any)."""
+        Loads may have changed since an entry was pushed: a stale top is re-pushed with
+        the member's current load before the heap is read.
+        """
         load = self._load
         best: tuple[int, MemberId] | None = None
-        for key in self._racks.local_keys(tp):
+        for key in (None, *sorted(layout)):
             heap = self._heaps.get(key)
-            while heap and heap[0][0] != load[heap[0][1]]:
-                heapq.heappop(heap)  # stale: a current entry was pushed when the load changed
-            if heap and (best is None or heap[0] < best):
+            if not heap:
+                continue
+            while heap[0][0] != load[heap[0][1]]:
+                member = heap[0][1]
+                heapq.heapreplace(heap, (load[member], member))
+            if best is None or heap[0] < best:
                 best = heap[0]
         if best is None or (below is not None and best[0] >= below):
             return None
@@ -326,36 +334,79 @@ def _rack_pass(  # noqa: PLR0913, PLR0917 - the algorithm's state
     racks: _RackInfo,
     state: _State,
     limit: int | None,
-) -> list[TopicPartition]:
-    """Place ``pool`` and ``mismatched`` partitions on rack-local members; returns the unplaced part of ``pool``.
+) -> tuple[list[TopicPartition], set[TopicPartition]]:
+    """Place ``pool`` and ``mismatched`` partitions on rack-local members.
 
-    The partitions with the fewest rack-local members go first, each to its least-loaded
-    local member under ``limit``. A mismatched partition without one stays with its owner;
-    with ``limit`` None it moves only to a member holding two fewer than its owner.
+    Returns the unplaced part of ``pool`` and the mismatched partitions that moved.
+
+    Pool partitions are handed out least-loaded-first to the local members of their
+    layout, none above ``limit``; layouts with the fewest local members first, and taking
+    turns, one partition per local member at a time, so that no layout fills the members
+    it shares with another before that one had its turn. Then, in the room that is left,
+    each mismatched partition goes to its least-loaded local member under ``limit`` (with
+    ``limit`` None: holding two fewer than its owner), or stays with its owner: an unowned
+    partition placed locally costs nothing, a move revokes.
     """
+    rest = _place_locally(pool, members, racks, state, limit)
+    moved = _move_mismatched(mismatched, members, racks, state, limit) if mismatched else set()
+    return rest, moved
+
+
+_TURN = 8  # partitions per local member in one turn of a layout
+
+
+def _place_locally(
+    pool: list[TopicPartition], members: Sequence[MemberId], racks: _RackInfo, state: _State, limit: int | None
+) -> list[TopicPartition]:
+    """The pool step of :func:`_rack_pass`; returns what no local member had room for."""
+    by_layout: dict[frozenset[str], list[TopicPartition]] = {}
+    for tp in pool:
+        by_layout.setdefault(racks.layout(tp), []).append(tp)
+    local = {layout: racks.local_members(layout, members) for layout in by_layout}
+    rest: list[TopicPartition] = []
+    turns = [(by_layout[layout], local[layout]) for layout in sorted(local, key=lambda k: (len(local[k]), sorted(k)))]
+    offset = dict.fromkeys(range(len(turns)), 0)
+    while offset:
+        for index in list(offset):
+            partitions, candidates = turns[index]
+            start = offset[index]
+            chunk = partitions[start : start + _TURN * max(1, len(candidates))]
+            given = _water_fill(chunk, candidates, state, limit)
+            if given < len(chunk):  # every local member is full
+                rest.extend(partitions[start + given :])
+                del offset[index]
+            elif start + given == len(partitions):
+                del offset[index]
+            else:
+                offset[index] = start + given
+    return rest
+
+
+def _move_mismatched(
+    mismatched: Mapping[TopicPartition, MemberId],
+    members: Sequence[MemberId],
+    racks: _RackInfo,
+    state: _State,
+    limit: int | None,
+) -> set[TopicPartition]:
+    """The mismatched step of :func:`_rack_pass`; returns the partitions that moved."""
     load = state.load
     picker = _LocalPicker(members, racks, load)
-    order = sorted(chain(pool, mismatched), key=lambda tp: (racks.local_count(tp), tp))
-    rest: list[TopicPartition] = []
     released: dict[MemberId, set[TopicPartition]] = {}
-    for tp in order:
-        owner = mismatched.get(tp)
-        below = limit if owner is None or limit is not None else load[owner] - 1
-        member = picker.pick(tp, below)
-        if member is None:
-            if owner is None:
-                rest.append(tp)
-            continue
-        state.new[member].append(tp)
-        load[member] += 1
-        picker.changed(member)
-        if owner is not None:
+    local_count: dict[frozenset[str], int] = {}
+    for layout in {racks.layout(tp) for tp in mismatched}:
+        local_count[layout] = len(racks.local_members(layout, members))
+    for tp in sorted(mismatched, key=lambda tp: (local_count[racks.layout(tp)], tp)):
+        owner = mismatched[tp]
+        member = picker.pick(racks.layout(tp), limit if limit is not None else load[owner] - 1)
+        if member is not None:
+            state.new[member].append(tp)
+            load[member] += 1
             released.setdefault(owner, set()).add(tp)
             load[owner] -= 1
-            picker.changed(owner)
     for owner, gone in released.items():
         state.kept[owner] = [tp for tp in state.kept[owner] if tp not in gone]
-    return rest
+    return set().union(*released.values())
 
 
 def _assign_identical(
@@ -387,14 +438,19 @@ def _assign_identical(
     if trimmed:
         pool = sorted(chain(pool, trimmed))
     if racks.enabled:
-        pool = _rack_pass(pool, racks.mismatched(state, members), members, racks, state, min_quota)
+        off_rack = racks.mismatched(state, members)
+        pool, moved = _rack_pass(pool, off_rack, members, racks, state, min_quota)
     given = _water_fill(pool, members, state, min_quota)
     given += _water_fill(pool[given:], members, state, max_quota)
     if given != len(pool):  # pragma: no cover - quotas always add up
         msg = f"sticky quotas left {len(pool) - given} of {total} partitions unassigned"
         raise AssertionError(msg)
     if racks.enabled:
-        _Locality(members, None, racks, state).improve()
+        still_off: dict[MemberId, list[TopicPartition]] = {}
+        for tp, owner in off_rack.items():
+            if tp not in moved:
+                still_off.setdefault(owner, []).append(tp)
+        _Locality(members, None, racks, state, still_off).improve()
 
 
 def _trim(
@@ -435,11 +491,11 @@ def _assign_general(  # noqa: PLR0913, PLR0917 - the algorithm's whole state
         pool = _unclaimed({topic: partitions_per_topic[topic] for topic in topics}, taken)
         if racks.enabled:
             mismatched = {tp: o for topic in topics for tp, o in mismatched_by_topic.get(topic, {}).items()}
-            pool = _rack_pass(pool, mismatched, group_members, racks, state, None)
+            pool, _ = _rack_pass(pool, mismatched, group_members, racks, state, None)
         _water_fill(pool, group_members, state, None)
     _rebalance(order, racks, state)
     if racks.enabled:
-        _Locality(members, member_topics, racks, state).improve()
+        _Locality(members, member_topics, racks, state, None).improve()
 
 
 def _rebalance(groups: list[tuple[tuple[MemberId, ...], list[Topic]]], racks: _RackInfo, state: _State) -> None:
@@ -508,23 +564,25 @@ class _Locality:
         member_topics: Mapping[MemberId, frozenset[Topic]] | None,
         racks: _RackInfo,
         state: _State,
+        kept_off_rack: Mapping[MemberId, list[TopicPartition]] | None,
     ) -> None:
+        """``kept_off_rack``: each member's mismatched kept partitions, if known."""
         self._racks = racks
         self._state = state
         self._member_topics = member_topics
         self._mismatched: dict[MemberId, list[TopicPartition]] = {}
         self._holders: dict[str, set[MemberId]] = {}  # rack -> members holding mismatched partitions
         self._at_load: dict[tuple[str | None, int], set[MemberId]] = {}
-        racks_of = racks.cluster.racks_of
         for member in members:
             rack = racks.member_rack.get(member)
             if member_topics is None:
                 self._at_load.setdefault((rack, state.load[member]), set()).add(member)
-            if rack is None:
-                continue
             # New partitions first: trading them revokes nothing.
-            held = [tp for tp in chain(state.new[member], state.kept[member]) if rack not in racks_of(tp)]
-            if held:
+            if kept_off_rack is None:
+                held = racks.off_rack(member, state.new[member]) + racks.off_rack(member, state.kept[member])
+            else:
+                held = racks.off_rack(member, state.new[member]) + kept_off_rack.get(member, [])
+            if held and rack is not None:
                 self._mismatched[member] = held
                 self._holders.setdefault(rack, set()).add(member)
         self._min_subscriber_load: dict[Topic, int] = {}
@@ -553,14 +611,14 @@ class _Locality:
         return self._min_subscriber_load[tp.topic] >= self._state.load[member] - 1
 
     def _trade(self, a: MemberId, p: TopicPartition) -> bool:
-        keys = self._racks.local_keys(p)
+        layout = self._racks.layout(p)
         if self._member_topics is None:
             below = self._state.load[a] - 1
-            lighter = [b for key in keys for b in self._at_load.get((key, below), ())]
+            lighter = [b for key in (None, *layout) for b in self._at_load.get((key, below), ())]
             if lighter:
                 self._move(a, min(lighter), p)
                 return True
-        for rack in sorted(self._racks.cluster.racks_of(p)):  # members without a rack hold no mismatched partitions
+        for rack in sorted(layout):  # members without a rack hold no mismatched partitions
             for b in sorted(self._holders.get(rack, ())):
                 if b == a or not self._may_hold(b, p):
                     continue
