@@ -12,20 +12,21 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
+# pyspark 4.x is a source archive that pip builds once (about a minute); the stamp keeps it once per venv.
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,spark]'
 	@touch $@
 
 $(VENV)/.installed-bench: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[bench]'
+	$(PY) -m pip install --quiet -e '.[bench,spark]'
 	@touch $@
 
 $(VENV)/.installed: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e '.[spark]'
 	@touch $@
 
 demo: $(VENV)/.installed
-	$(BIN)/assignors assign --input src/assignors/examples/snapshot.json
+	$(BIN)/assignors demo --out demo-output
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks

@@ -28,6 +28,7 @@ from assignors._model import (
     Subscription,
     Topic,
     TopicPartition,
+    parse_topic_partition,
 )
 from assignors._range import RangeAssignor
 from assignors._registry import assignor_names, get_assignor
@@ -59,6 +60,7 @@ __all__ = [
     "UnknownAssignorError",
     "assignor_names",
     "get_assignor",
+    "parse_topic_partition",
 ]
 
 __version__ = "0.1.0"

@@ -1,0 +1,451 @@
+"""Replay one consumer group's membership history under each strategy (pure Python; no JVM).
+
+The Spark job calls :func:`replay_frame` once per group (``groupBy("group_id").applyInPandas``);
+tests and the plain-Python benchmark call :func:`replay_group` directly. Both give the
+rows of the evaluation output, whose columns and definitions are in ``OUTPUT_COLUMNS``
+and the README.
+
+A group's rows are its snapshots: all membership rows with one ``snapshot_ts``. Snapshots
+are replayed in time order. Each strategy carries its own last assignment and generation
+from one snapshot to the next and rebalances under its own protocol (EAGER for range,
+roundrobin and sticky; COOPERATIVE for cooperative-sticky). A member's identity is its
+``group_instance_id`` when set, else its ``member_id``; a snapshot with the same
+identities, subscriptions, racks and partition counts as the one before does not
+rebalance.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from assignors import AssignorError, Cluster, RebalanceProtocol, Subscription, get_assignor
+from assignors.metrics import balance, check_assignment, movement
+from assignors.rebalance import rebalance
+
+if TYPE_CHECKING:
+    import datetime as dt
+
+    import pandas as pd
+
+    from assignors import TopicPartition
+
+__all__ = [
+    "DETAIL_COLUMNS",
+    "MEMBERSHIP_COLUMNS",
+    "OUTPUT_COLUMNS",
+    "STRATEGIES",
+    "TOPICS_COLUMNS",
+    "GroupDataError",
+    "MemberRow",
+    "TopicHistory",
+    "replay_frame",
+    "replay_group",
+]
+
+STRATEGIES: tuple[str, ...] = ("range", "roundrobin", "sticky", "cooperative-sticky")
+
+MEMBERSHIP_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("group_id", "string"),
+    ("snapshot_ts", "timestamp"),
+    ("member_id", "string"),
+    ("topics", "array<string>"),
+    ("group_instance_id", "string"),
+    ("rack_id", "string"),
+)
+TOPICS_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("topic", "string"),
+    ("partitions", "int"),
+    ("valid_from", "timestamp"),
+)
+OUTPUT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("group_id", "string"),
+    ("snapshot_ts", "timestamp"),
+    ("strategy", "string"),
+    ("protocol", "string"),
+    ("generation", "int"),
+    ("rebalanced", "boolean"),
+    ("members", "int"),
+    ("partitions", "int"),
+    ("assigned", "int"),
+    ("min_load", "int"),
+    ("max_load", "int"),
+    ("load_spread", "int"),
+    ("load_stddev", "double"),
+    ("moved", "int"),
+    ("orphaned", "int"),
+    ("revoked", "int"),
+    ("rounds", "int"),
+    ("valid", "boolean"),
+    ("error", "string"),
+    ("assign_ms", "double"),
+)
+DETAIL_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("group_id", "string"),
+    ("snapshot_ts", "timestamp"),
+    ("strategy", "string"),
+    ("member", "string"),
+    ("partitions", "array<string>"),
+)
+
+Row = dict[str, Any]
+
+
+class GroupDataError(ValueError):
+    """A group's input cannot be replayed; the message says what and where."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRow:
+    """One membership row of a group."""
+
+    snapshot_ts: dt.datetime | None
+    member_id: str | None
+    topics: tuple[str, ...] | None
+    group_instance_id: str | None = None
+    rack_id: str | None = None
+
+
+class TopicHistory:
+    """Partition counts over time: a snapshot at ``ts`` uses, per topic, the latest row with ``valid_from <= ts``.
+
+    A row without ``valid_from`` holds from the beginning of time.
+    """
+
+    def __init__(self, rows: Iterable[tuple[str | None, int | None, dt.datetime | None]]) -> None:
+        by_topic: dict[str, list[tuple[int, Any, int | None]]] = {}
+        for topic, partitions, valid_from in rows:
+            if topic is None:
+                continue
+            # (0, -, -) sorts before any (1, time, -): rows without valid_from come first.
+            key = (0, 0, partitions) if valid_from is None else (1, valid_from, partitions)
+            by_topic.setdefault(topic, []).append(key)
+        self._times: dict[str, list[tuple[int, Any]]] = {}
+        self._counts: dict[str, list[int | None]] = {}
+        for topic, entries in by_topic.items():
+            entries.sort(key=lambda e: (e[0], e[1]))
+            self._times[topic] = [(kind, when) for kind, when, _ in entries]
+            self._counts[topic] = [count for _, _, count in entries]
+
+    def count_at(self, topic: str, ts: dt.datetime) -> tuple[bool, int | None]:
+        """``(known, count)`` of ``topic`` at ``ts``; ``known`` is False when no row applies yet."""
+        times = self._times.get(topic)
+        if times is None:
+            return False, None
+        index = bisect_right(times, (1, ts))
+        if index == 0:
+            return False, None
+        return True, self._counts[topic][index - 1]
+
+
+@dataclass(slots=True)
+class _Snapshot:
+    ts: dt.datetime
+    members: dict[str, tuple[str, Subscription]]  # identity -> (member_id, subscription)
+    counts: dict[str, int]
+    key: tuple[Any, ...]
+
+
+def _is_missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or str(value) in {"NaT", "nan"}
+
+
+def _snapshots(rows: Sequence[MemberRow], history: TopicHistory) -> list[_Snapshot]:
+    """Group rows into snapshots in time order, checking everything the replay relies on.
+
+    Raises:
+        GroupDataError: naming the snapshot, member or topic at fault.
+    """
+    by_ts: dict[Any, list[MemberRow]] = {}
+    for index, row in enumerate(rows):
+        if _is_missing(row.snapshot_ts):
+            msg = f"row {index}: snapshot_ts is null (member_id={row.member_id!r})"
+            raise GroupDataError(msg)
+        by_ts.setdefault(row.snapshot_ts, []).append(row)
+    snapshots: list[_Snapshot] = []
+    last_counts: dict[str, int] = {}
+    for ts in sorted(by_ts):
+        members: dict[str, tuple[str, Subscription]] = {}
+        seen_ids: set[str] = set()
+        counts: dict[str, int] = {}
+        for row in by_ts[ts]:
+            identity, member_id, subscription = _member(row, ts, members, seen_ids)
+            seen_ids.add(member_id)
+            for topic in subscription.topics:
+                if topic not in counts:
+                    counts[topic] = _count(history, topic, ts, member_id, last_counts)
+            members[identity] = (member_id, subscription)
+        last_counts.update(counts)
+        key = (
+            tuple(sorted((i, s.topics, s.rack_id) for i, (_, s) in members.items())),
+            tuple(sorted(counts.items())),
+        )
+        snapshots.append(_Snapshot(ts, members, counts, key))
+    return snapshots
+
+
+def _member(
+    row: MemberRow, ts: Any, members: Mapping[str, object], seen_ids: set[str]
+) -> tuple[str, str, Subscription]:
+    """A member row's identity, member id and subscription, checked."""
+    member_id = row.member_id
+    if _is_missing(member_id) or not isinstance(member_id, str) or not member_id:
+        msg = f"snapshot {ts}: a member row has a null or empty member_id"
+        raise GroupDataError(msg)
+    instance = None if _is_missing(row.group_instance_id) else row.group_instance_id
+    if instance == "":
+        msg = f"snapshot {ts}: member {member_id!r} has an empty group_instance_id"
+        raise GroupDataError(msg)
+    identity = instance if instance is not None else member_id
+    if member_id in seen_ids:
+        msg = f"snapshot {ts}: member {member_id!r} appears twice"
+        raise GroupDataError(msg)
+    if identity in members:
+        msg = f"snapshot {ts}: group_instance_id {identity!r} is used by two members"
+        raise GroupDataError(msg)
+    topics = () if row.topics is None else tuple(row.topics)
+    for topic in topics:
+        if _is_missing(topic) or not isinstance(topic, str) or not topic:
+            msg = f"snapshot {ts}: member {member_id!r} subscribes to a null or empty topic name"
+            raise GroupDataError(msg)
+    rack = None if _is_missing(row.rack_id) or row.rack_id == "" else row.rack_id
+    return identity, member_id, Subscription(topics, group_instance_id=instance, rack_id=rack)
+
+
+def _count(history: TopicHistory, topic: str, ts: Any, member_id: str, last: Mapping[str, int]) -> int:
+    known, count = history.count_at(topic, ts)
+    if not known:
+        msg = f"snapshot {ts}: member {member_id!r} subscribes to topic {topic!r}, which has no partition count then"
+        raise GroupDataError(msg)
+    if count is None or _is_missing(count):
+        msg = f"snapshot {ts}: topic {topic!r} has a null partition count"
+        raise GroupDataError(msg)
+    count = int(count)
+    if count <= 0:
+        msg = f"snapshot {ts}: topic {topic!r} has {count} partitions; a count must be positive"
+        raise GroupDataError(msg)
+    previous = last.get(topic)
+    if previous is not None and count < previous:
+        msg = f"snapshot {ts}: topic {topic!r} shrinks from {previous} to {count} partitions"
+        raise GroupDataError(msg)
+    return count
+
+
+@dataclass(slots=True)
+class _StrategyState:
+    name: str
+    protocol: RebalanceProtocol
+    generation: int = -1
+    assignment: dict[str, tuple[TopicPartition, ...]] | None = None  # identity -> partitions
+    row: Row | None = None
+
+
+def _protocol_of(name: str) -> RebalanceProtocol:
+    return max(get_assignor(name).supported_protocols)
+
+
+def replay_group(
+    group_id: str | None,
+    rows: Sequence[MemberRow],
+    history: TopicHistory,
+    strategies: Sequence[str] = STRATEGIES,
+    *,
+    detail: bool = False,
+) -> tuple[list[Row], list[Row]]:
+    """Replay one group; returns its output rows and (with ``detail``) its per-member rows.
+
+    Bad input never raises: the group's rows carry ``error`` (one row per snapshot and
+    strategy, metrics empty) and no detail.
+    """
+    try:
+        group = _check_group_id(group_id)
+        snapshots = _snapshots(rows, history)
+        output: list[Row] = []
+        members_out: list[Row] = []
+        for name in strategies:
+            rows_out, detail_out = _replay_strategy(group, snapshots, name, detail=detail)
+            output.extend(rows_out)
+            members_out.extend(detail_out)
+    except (GroupDataError, AssignorError) as error:
+        return _error_rows(group_id, rows, strategies, str(error)), []
+    except Exception as error:  # noqa: BLE001 - one group must never kill the job
+        return _error_rows(group_id, rows, strategies, f"internal error: {type(error).__name__}: {error}"), []
+    return output, members_out
+
+
+def _check_group_id(group_id: str | None) -> str:
+    if group_id is None or _is_missing(group_id) or group_id == "":
+        msg = "group_id is null or empty"
+        raise GroupDataError(msg)
+    return group_id
+
+
+def _replay_strategy(
+    group_id: str, snapshots: Sequence[_Snapshot], name: str, *, detail: bool
+) -> tuple[list[Row], list[Row]]:
+    state = _StrategyState(name, _protocol_of(name))
+    assignor = get_assignor(name)
+    output: list[Row] = []
+    members_out: list[Row] = []
+    previous_key: tuple[Any, ...] | None = None
+    cluster: Cluster | None = None
+    for snapshot in snapshots:
+        if snapshot.key == previous_key and state.row is not None and state.assignment is not None:
+            carried = {**state.row, "snapshot_ts": snapshot.ts, "rebalanced": False}
+            carried.update(moved=0, orphaned=0, revoked=0, rounds=0, assign_ms=0.0)
+            output.append(carried)
+        else:
+            if cluster is None or cluster.partitions_per_topic != snapshot.counts:
+                cluster = Cluster(snapshot.counts)
+            output.append(_rebalance_row(group_id, snapshot, state, assignor, cluster))
+        previous_key = snapshot.key
+        if detail and state.assignment is not None:
+            members_out.extend(
+                {
+                    "group_id": group_id,
+                    "snapshot_ts": snapshot.ts,
+                    "strategy": name,
+                    "member": snapshot.members[identity][0],
+                    "partitions": [str(tp) for tp in state.assignment[identity]],
+                }
+                for identity in sorted(snapshot.members)
+            )
+    return output, members_out
+
+
+def _rebalance_row(group_id: str, snapshot: _Snapshot, state: _StrategyState, assignor: Any, cluster: Cluster) -> Row:
+    by_member = {member_id: (identity, s) for identity, (member_id, s) in snapshot.members.items()}
+    subscriptions = {member_id: s for member_id, (_, s) in by_member.items()}
+    before = state.assignment or {}
+    owned = {member_id: before.get(identity, ()) for member_id, (identity, _) in by_member.items()}
+    result = rebalance(assignor, cluster, subscriptions, owned, generation=state.generation, protocol=state.protocol)
+    final = result.assignment
+    after = {identity: final[member_id].partitions for member_id, (identity, _) in by_member.items()}
+    moves = movement(before, after, members_after=after.keys())
+    loads = balance(after)
+    valid = not check_assignment(cluster, subscriptions, final)
+    first = state.assignment is None
+    state.assignment = after
+    state.generation = result.generation
+    row: Row = {
+        "group_id": group_id,
+        "snapshot_ts": snapshot.ts,
+        "strategy": state.name,
+        "protocol": state.protocol.name,
+        "generation": result.generation,
+        "rebalanced": True,
+        "members": loads.members,
+        "partitions": sum(snapshot.counts.values()),
+        "assigned": loads.partitions,
+        "min_load": loads.min_load,
+        "max_load": loads.max_load,
+        "load_spread": loads.spread,
+        "load_stddev": loads.stddev,
+        "moved": 0 if first else moves.moved,
+        "orphaned": 0 if first else moves.orphaned,
+        "revoked": 0 if first else moves.revoked(state.protocol),
+        "rounds": len(result.rounds),
+        "valid": valid,
+        "error": None,
+        "assign_ms": result.assign_seconds * 1000.0,
+    }
+    state.row = row
+    return row
+
+
+def _error_rows(group_id: str | None, rows: Sequence[MemberRow], strategies: Sequence[str], message: str) -> list[Row]:
+    """One row per snapshot and strategy, metrics empty, ``error`` set: no input snapshot is lost."""
+    stamps: list[Any] = []
+    seen: set[Any] = set()
+    has_null = False
+    for row in rows:
+        if _is_missing(row.snapshot_ts):
+            has_null = True
+        elif row.snapshot_ts not in seen:
+            seen.add(row.snapshot_ts)
+            stamps.append(row.snapshot_ts)
+    ordered: list[Any] = sorted(stamps) + ([None] if has_null or not stamps else [])
+    empty = dict.fromkeys(name for name, _ in OUTPUT_COLUMNS)
+    return [
+        {
+            **empty,
+            "group_id": None if group_id is None or _is_missing(group_id) else group_id,
+            "snapshot_ts": ts,
+            "strategy": name,
+            "error": message,
+        }
+        for name in strategies
+        for ts in ordered
+    ]
+
+
+_PANDAS_TYPES = {"string": "object", "timestamp": "datetime64[ns]", "int": "Int64", "boolean": "boolean"}
+
+
+def rows_to_frame(rows: list[Row], columns: Sequence[tuple[str, str]]) -> pd.DataFrame:
+    """Rows as a pandas DataFrame with the columns' types (nullable integers and booleans)."""
+    import pandas as pd
+
+    data: dict[str, Any] = {}
+    for name, kind in columns:
+        values = [row[name] for row in rows]
+        if kind == "double":
+            data[name] = pd.Series([math.nan if v is None else v for v in values], dtype="float64")
+        elif kind in _PANDAS_TYPES:
+            data[name] = pd.Series(values, dtype=_PANDAS_TYPES[kind])
+        else:
+            data[name] = pd.Series(values, dtype="object")
+    return pd.DataFrame(data, columns=[name for name, _ in columns])
+
+
+def _value(value: Any) -> Any:
+    return None if _is_missing(value) else value
+
+
+def member_rows(frame: pd.DataFrame) -> list[MemberRow]:
+    """The membership rows of a pandas frame with the ``MEMBERSHIP_COLUMNS``."""
+    stamps = [None if _is_missing(ts) else ts.to_pydatetime() for ts in frame["snapshot_ts"]]
+    return [
+        MemberRow(
+            ts,
+            _value(member_id),
+            None if topics is None or (isinstance(topics, float) and math.isnan(topics)) else tuple(topics),
+            _value(instance),
+            _value(rack),
+        )
+        for ts, member_id, topics, instance, rack in zip(
+            stamps,
+            frame["member_id"],
+            frame["topics"],
+            frame["group_instance_id"],
+            frame["rack_id"],
+            strict=True,
+        )
+    ]
+
+
+def replay_frame(
+    frame: pd.DataFrame, history: TopicHistory, strategies: Sequence[str] = STRATEGIES, *, detail: bool = False
+) -> pd.DataFrame:
+    """The ``applyInPandas`` body: one group's membership rows in, its output rows out.
+
+    With ``detail`` each output row also carries ``detail``: the per-member partitions of
+    that snapshot and strategy, as a list of ``{"member", "partitions"}``.
+    """
+    import pandas as pd
+
+    group_id = _value(frame["group_id"].iloc[0]) if len(frame) else None
+    output, members = replay_group(group_id, member_rows(frame), history, strategies, detail=detail)
+    result = rows_to_frame(output, OUTPUT_COLUMNS)
+    if detail:
+        nested: dict[tuple[Any, str], list[dict[str, Any]]] = {}
+        for row in members:
+            nested.setdefault((row["snapshot_ts"], row["strategy"]), []).append(
+                {"member": row["member"], "partitions": row["partitions"]}
+            )
+        details: list[Any] = [nested.get((row["snapshot_ts"], row["strategy"]), []) for row in output]
+        result["detail"] = pd.Series(details, dtype="object")
+    return result
