@@ -9,10 +9,13 @@ from benchmarks.workloads import Workload
 
 
 class _ClusterMetadata:
-    """The one method kafka-python's assignors call on its ClusterMetadata."""
+    """The methods kafka-python's assignors call on its ClusterMetadata."""
 
     def __init__(self, workload: Workload) -> None:
         self._counts = workload.cluster.partitions_per_topic
+
+    def topics(self) -> set[str]:
+        return set(self._counts)
 
     def partitions_for_topic(self, topic: str) -> set[int] | None:
         count = self._counts.get(topic)

@@ -1,8 +1,16 @@
 """Hypothesis profiles: ``dev`` by default, ``ci`` (derandomized, more examples) in CI."""
 
-import os
+from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
 from hypothesis import HealthCheck, settings
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile(
@@ -14,3 +22,13 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkSession]:
+    """One local Spark session per test process (the Spark tests in tests/spark/)."""
+    from spark_udfs.session import get_session
+
+    session = get_session("local[2]", app_name="assignors-tests")
+    yield session
+    session.stop()

@@ -15,6 +15,7 @@ def test_all_lists_the_public_names() -> None:
         "consumer_protocol",
         "testing",
         "cli",
+        "rebalance",
     }
     assert set(assignors.__all__) == public
 
@@ -22,7 +23,7 @@ def test_all_lists_the_public_names() -> None:
 def test_import_is_dependency_free() -> None:
     """`import assignors` imports none of pyspark, pandas, pyarrow or hypothesis."""
     code = (
-        "import sys, assignors, assignors.metrics, assignors.consumer_protocol; "
+        "import sys, assignors, assignors.metrics, assignors.consumer_protocol, assignors.rebalance, assignors.cli; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in {'pyspark', 'pandas', 'pyarrow', 'hypothesis'}))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout  # noqa: S603

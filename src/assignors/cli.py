@@ -3,6 +3,11 @@
 ``assignors assign --input snapshot.json [--strategy NAME ...] [--json]`` assigns one
 group snapshot with each strategy and prints every member's partitions and the
 balance and movement figures. Bad input is one line on stderr and exit status 2.
+
+``assignors evaluate --membership PATH --topics PATH --out DIR [--strategies ...] [--master URL]``
+replays membership histories on Spark and writes the evaluation and ``report.html``;
+``assignors demo [--out DIR]`` does it on a generated sample history. Both need the
+``spark`` extra and import it only when run.
 """
 
 from __future__ import annotations
@@ -93,6 +98,41 @@ def _cmd_assign(args: argparse.Namespace) -> int:
     return 0
 
 
+def _spark() -> Any:
+    try:
+        from spark_udfs import job
+        from spark_udfs.session import get_session
+    except ImportError as error:
+        msg = f"this command needs the spark extra (pip install 'assignors[spark]'): {error}"
+        raise CliError(msg) from None
+    return job, get_session
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    job, get_session = _spark()
+    from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
+    from spark_udfs.udfs import SchemaError
+
+    spark = get_session(args.master)
+    try:
+        membership = job.read_table(spark, args.membership, MEMBERSHIP_COLUMNS)
+        topics = job.read_table(spark, args.topics, TOPICS_COLUMNS)
+        summary = job.run_evaluation(spark, membership, topics, args.out, strategies=args.strategies)
+    except (SchemaError, FileNotFoundError) as error:
+        raise CliError(str(error)) from None
+    job.print_summary(summary, args.out)
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    job, get_session = _spark()
+    spark = get_session(args.master)
+    print(f"generating a sample history of {args.groups} groups x {args.snapshots} snapshots; evaluating on Spark")
+    summary = job.run_demo(spark, args.out, groups=args.groups, snapshots=args.snapshots)
+    job.print_summary(summary, args.out)
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="assignors", description="Kafka consumer partition assignors.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -106,6 +146,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     assign.add_argument("--json", action="store_true", help="print the reports as JSON")
     assign.set_defaults(run=_cmd_assign)
+    evaluate = commands.add_parser("evaluate", help="replay membership histories on Spark and compare strategies")
+    evaluate.add_argument("--membership", required=True, help="membership table: Parquet, or CSV with a header")
+    evaluate.add_argument("--topics", required=True, help="topics table: Parquet, or CSV with a header")
+    evaluate.add_argument("--out", required=True, help="output directory (evaluation/ and report.html)")
+    evaluate.add_argument(
+        "--strategies", nargs="+", choices=assignor_names(), default=list(assignor_names()), help="default: all"
+    )
+    evaluate.add_argument("--master", help="Spark master URL (default: the active session, else local[*])")
+    evaluate.set_defaults(run=_cmd_evaluate)
+    demo = commands.add_parser("demo", help="evaluate a generated sample history (what `make demo` runs)")
+    demo.add_argument("--out", default="demo-output", help="output directory (default: demo-output)")
+    demo.add_argument("--groups", type=int, default=300, help="number of groups (default: 300)")
+    demo.add_argument("--snapshots", type=int, default=48, help="snapshots per group (default: 48)")
+    demo.add_argument("--master", help="Spark master URL (default: local[*])")
+    demo.set_defaults(run=_cmd_demo)
     return parser
 
 

@@ -42,4 +42,6 @@ def get_session(master: str | None = None, app_name: str = "assignors") -> Spark
     builder = SparkSession.builder.appName(app_name).master(master or "local[*]")
     for key, value in DEFAULTS.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session

@@ -127,7 +127,10 @@ def evaluate_history(
     def replay(frame: pd.DataFrame) -> pd.DataFrame:
         return replay_frame(frame, history, names, detail=detail)
 
-    selected = membership.select(*(name for name, _ in MEMBERSHIP_COLUMNS))
+    # Spread the groups over every core: adaptive execution would otherwise coalesce a
+    # small input into one partition, and the replay is CPU-bound.
+    parallelism = membership.sparkSession.sparkContext.defaultParallelism * 4
+    selected = membership.select(*(name for name, _ in MEMBERSHIP_COLUMNS)).repartition(parallelism, "group_id")
     output = selected.groupBy("group_id").applyInPandas(replay, schema=_ddl(columns))
     if not detail:
         return output

@@ -1,0 +1,129 @@
+"""The Spark layer: Spark equals the pure replay, UDFs in SQL, bad input, schema errors, the CLI end to end."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import SparkSession
+
+from assignors.cli import main
+from spark_udfs import MemberRow, TopicHistory, replay_group
+from spark_udfs.replay import MEMBERSHIP_COLUMNS, OUTPUT_COLUMNS, TOPICS_COLUMNS
+from spark_udfs.sample import generate_history
+from spark_udfs.udfs import SchemaError, evaluate_history, register_udfs
+
+MEMBERSHIP_DDL = ", ".join(f"{n} {k}" for n, k in MEMBERSHIP_COLUMNS)
+TOPICS_DDL = ", ".join(f"{n} {k}" for n, k in TOPICS_COLUMNS)
+T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive (UTC session)
+
+
+def _key(row: dict[str, Any]) -> tuple[Any, ...]:
+    return (row["group_id"] or "", row["strategy"], row["snapshot_ts"] or T0)
+
+
+def _comparable(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: (round(v, 9) if isinstance(v, float) else v) for k, v in row.items() if k != "assign_ms"}
+
+
+def test_spark_equals_the_pure_replay(spark: SparkSession) -> None:
+    history = generate_history(12, 10, seed=3)
+    membership = spark.createDataFrame(history.membership, MEMBERSHIP_DDL)
+    topics = spark.createDataFrame(history.topics, TOPICS_DDL)
+    result, detail = evaluate_history(membership, topics, detail=True)
+    got = sorted((_comparable(r.asDict()) for r in result.collect()), key=_key)
+    expected: list[dict[str, Any]] = []
+    topic_history = TopicHistory(history.topics)
+    for group in sorted({row[0] for row in history.membership}):
+        rows = [MemberRow(ts, m, tuple(t), i, r) for g, ts, m, t, i, r in history.membership if g == group]
+        expected.extend(replay_group(group, rows, topic_history)[0])
+    assert got == sorted((_comparable(r) for r in expected), key=_key)
+    assert list(result.columns) == [name for name, _ in OUTPUT_COLUMNS]
+    assert detail.count() == 4 * len(history.membership)
+
+
+def test_bad_groups_are_reported_and_the_rest_is_evaluated(spark: SparkSession) -> None:
+    rows = [
+        ("good", T0, "a", ["t"], None, None),
+        ("no-count", T0, "a", ["missing"], None, None),
+        ("twice", T0, "a", ["t"], None, None),
+        ("twice", T0, "a", ["t"], None, None),
+        (None, T0, "a", ["t"], None, None),
+    ]
+    membership = spark.createDataFrame(rows, MEMBERSHIP_DDL)
+    topics = spark.createDataFrame([("t", 4, None)], TOPICS_DDL)
+    result = {(r["group_id"], r["strategy"]): r for r in evaluate_history(membership, topics).collect()}
+    assert len(result) == 4 * 4
+    assert result["good", "range"]["error"] is None
+    assert result["good", "range"]["assigned"] == 4
+    assert "no partition count" in result["no-count", "sticky"]["error"]
+    assert "appears twice" in result["twice", "roundrobin"]["error"]
+    assert result[None, "cooperative-sticky"]["error"] == "group_id is null or empty"
+
+
+def test_wrong_schema_fails_fast_listing_the_expected_schema(spark: SparkSession) -> None:
+    membership = spark.createDataFrame([("g", "a")], "group_id string, member string")
+    topics = spark.createDataFrame([("t", 4, None)], TOPICS_DDL)
+    with pytest.raises(SchemaError, match=r"missing column 'snapshot_ts'.*Expected schema: group_id string"):
+        evaluate_history(membership, topics)
+
+
+def test_udfs_in_sql(spark: SparkSession) -> None:
+    register_udfs(spark)
+    snapshot = (
+        "named_struct('members', array("
+        "named_struct('member_id', 'c1', 'topics', array('t'), 'group_instance_id', cast(null as string), "
+        "'rack_id', cast(null as string)), "
+        "named_struct('member_id', 'c2', 'topics', array('t'), 'group_instance_id', cast(null as string), "
+        "'rack_id', cast(null as string))), "
+        "'topics', array(named_struct('topic', 't', 'partitions', 3)))"
+    )
+    query = (
+        "select a.assignment as assignment, assignment_balance(a.assignment) as b, "
+        "assignment_movement(a.assignment, s.assignment) as m "
+        "from (select assign_snapshot('range', {0}) as a, assign_snapshot('roundrobin', {0}) as s)"
+    )
+    row = spark.sql(query.format(snapshot)).collect()[0]
+    assert [(e["member"], list(e["partitions"])) for e in row["assignment"]] == [
+        ("c1", ["t-0", "t-1"]),
+        ("c2", ["t-2"]),
+    ]
+    assert (row["b"]["min_load"], row["b"]["max_load"], row["b"]["load_spread"]) == (1, 2, 1)
+    assert (row["m"]["moved"], row["m"]["retained"]) == (2, 1)  # roundrobin: c1 t-0,t-2; c2 t-1
+    bad = spark.sql("select assign_snapshot('nope', " + snapshot + ") as a").collect()[0]["a"]
+    assert bad["assignment"] is None
+    assert "unknown assignor" in bad["error"]
+
+
+def test_cli_evaluate_end_to_end_on_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "membership.csv").write_text(
+        "group_id,snapshot_ts,member_id,topics,group_instance_id,rack_id\n"
+        "g1,2026-01-01T12:00:00,a,t;u,,\n"
+        "g1,2026-01-01T12:05:00,a,t;u,,\n"
+        "g1,2026-01-01T12:05:00,b,t;u,,\n"
+        "g2,2026-01-01T12:00:00,x,missing,,\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "topics.csv").write_text("topic,partitions,valid_from\nt,4,\nu,2,\n", encoding="utf-8")
+    out = tmp_path / "out"
+    status = main([
+        "evaluate", "--membership", str(tmp_path / "membership.csv"), "--topics", str(tmp_path / "topics.csv"),
+        "--out", str(out), "--strategies", "range", "cooperative-sticky",
+    ])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert status == 0
+    assert "2 groups, 3 snapshots, 1 groups with input errors" in printed
+    assert (out / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert "missing" in (out / "report.html").read_text(encoding="utf-8")
+    assert any((out / "evaluation").glob("*.parquet"))
+
+
+def test_cli_evaluate_reports_a_wrong_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "m.csv").write_text("group,when\ng,2026-01-01\n", encoding="utf-8")
+    (tmp_path / "t.csv").write_text("topic,partitions,valid_from\nt,4,\n", encoding="utf-8")
+    status = main(["evaluate", "--membership", str(tmp_path / "m.csv"), "--topics", str(tmp_path / "t.csv"),
+                   "--out", str(tmp_path / "o")])  # fmt: skip
+    assert status == 2
+    assert "Expected schema" in capsys.readouterr().err

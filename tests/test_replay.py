@@ -1,0 +1,197 @@
+"""The pure replay (no JVM): pinned histories computed by hand, bad input, and equality with the library."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assignors import Assignment, Cluster, Subscription, TopicPartition, get_assignor, parse_topic_partition
+from spark_udfs import MemberRow, TopicHistory, replay_group
+from spark_udfs.replay import OUTPUT_COLUMNS, replay_frame, rows_to_frame
+
+T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive
+
+
+def at(minute: int) -> dt.datetime:
+    return T0 + dt.timedelta(minutes=minute)
+
+
+def pick(rows: list[dict[str, Any]], strategy: str, *fields: str) -> list[tuple[Any, ...]]:
+    return [tuple(r[f] for f in fields) for r in rows if r["strategy"] == strategy]
+
+
+SIX = TopicHistory([("t", 6, None)])
+JOIN_STAY_LEAVE = [
+    MemberRow(at(0), "a", ("t",)),
+    MemberRow(at(1), "a", ("t",)),
+    MemberRow(at(1), "b", ("t",)),
+    MemberRow(at(2), "b", ("t",)),
+    MemberRow(at(2), "a", ("t",)),
+    MemberRow(at(3), "b", ("t",)),
+]
+FIELDS = ("generation", "rebalanced", "moved", "orphaned", "revoked", "rounds", "min_load", "max_load")
+
+
+def test_eager_history_by_hand() -> None:
+    """a alone holds 6; b joins: range gives b t-3..5 (3 moved, all 6 revoked); no change; a leaves: 3 orphaned."""
+    rows, _ = replay_group("g", JOIN_STAY_LEAVE, SIX, ["range"])
+    assert pick(rows, "range", *FIELDS) == [
+        (1, True, 0, 0, 0, 1, 6, 6),
+        (2, True, 3, 0, 6, 1, 3, 3),
+        (2, False, 0, 0, 0, 0, 3, 3),
+        (3, True, 0, 3, 3, 1, 6, 6),
+    ]
+    assert all(r["valid"] and r["error"] is None and r["partitions"] == 6 for r in rows)
+
+
+def test_cooperative_history_by_hand() -> None:
+    """Cooperative: the join revokes only the 3 that move and takes two rounds (two generations)."""
+    rows, detail = replay_group("g", JOIN_STAY_LEAVE, SIX, ["cooperative-sticky"], detail=True)
+    assert pick(rows, "cooperative-sticky", *FIELDS) == [
+        (1, True, 0, 0, 0, 1, 6, 6),
+        (3, True, 3, 0, 3, 2, 3, 3),
+        (3, False, 0, 0, 0, 0, 3, 3),
+        (4, True, 0, 3, 0, 1, 6, 6),
+    ]
+    last = [(d["member"], d["partitions"]) for d in detail if d["snapshot_ts"] == at(3)]
+    assert last == [("b", ["t-3", "t-4", "t-5", "t-0", "t-1", "t-2"])]
+
+
+def test_static_member_restart_keeps_identity_and_does_not_rebalance() -> None:
+    rows = [
+        MemberRow(at(0), "a-1", ("t",), "a"),
+        MemberRow(at(0), "b-1", ("t",), "b"),
+        MemberRow(at(1), "a-2", ("t",), "a"),  # a restarted: new member id, same instance id
+        MemberRow(at(1), "b-1", ("t",), "b"),
+    ]
+    out, detail = replay_group("g", rows, SIX, ["sticky"], detail=True)
+    assert pick(out, "sticky", "generation", "rebalanced", "moved") == [(1, True, 0), (1, False, 0)]
+    assert [d["member"] for d in detail if d["snapshot_ts"] == at(1)] == ["a-2", "b-1"]
+
+
+def test_partition_increase_and_valid_from() -> None:
+    history = TopicHistory([("t", 2, None), ("t", 4, at(1))])
+    rows = [MemberRow(at(0), "a", ("t",)), MemberRow(at(1), "a", ("t",))]
+    out, _ = replay_group("g", rows, history, ["range"])
+    assert pick(out, "range", "partitions", "rebalanced", "moved") == [(2, True, 0), (4, True, 0)]
+
+
+@pytest.mark.parametrize(
+    ("rows", "history", "needle"),
+    [
+        ([MemberRow(at(0), None, ("t",))], SIX, "null or empty member_id"),
+        ([MemberRow(at(0), "", ("t",))], SIX, "null or empty member_id"),
+        ([MemberRow(at(0), "a", ("nope",))], SIX, "topic 'nope', which has no partition count"),
+        ([MemberRow(at(0), "a", ("t",)), MemberRow(at(0), "a", ("t",))], SIX, "member 'a' appears twice"),
+        ([MemberRow(at(0), "a", ("t",), "i"), MemberRow(at(0), "b", ("t",), "i")], SIX, "'i' is used by two"),
+        ([MemberRow(None, "a", ("t",))], SIX, "snapshot_ts is null"),
+        ([MemberRow(at(0), "a", ("t",))], TopicHistory([("t", -3, None)]), "has -3 partitions"),
+        (
+            [MemberRow(at(0), "a", ("t",)), MemberRow(at(1), "a", ("t",))],
+            TopicHistory([("t", 8, None), ("t", 4, at(1))]),
+            "topic 't' shrinks from 8 to 4 partitions",
+        ),
+        ([MemberRow(at(0), "a", ("t",)), MemberRow(at(5), "a", ("",))], SIX, "null or empty topic name"),
+    ],
+)
+def test_bad_input_gives_error_rows_for_every_snapshot(
+    rows: list[MemberRow], history: TopicHistory, needle: str
+) -> None:
+    out, detail = replay_group("g", rows, history, ["range", "sticky"], detail=True)
+    snapshots = {r.snapshot_ts for r in rows}
+    assert len(out) == 2 * len(snapshots)
+    assert all(needle in r["error"] and r["group_id"] == "g" and r["moved"] is None for r in out)
+    assert detail == []
+
+
+def test_null_group_id_is_an_error_group() -> None:
+    out, _ = replay_group(None, [MemberRow(at(0), "a", ("t",))], SIX, ["range"])
+    assert [(r["group_id"], r["error"]) for r in out] == [(None, "group_id is null or empty")]
+
+
+def test_replay_frame_types_and_detail() -> None:
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {
+            "group_id": ["g", "g"],
+            "snapshot_ts": pd.to_datetime([at(0), at(1)]),
+            "member_id": ["a", "a"],
+            "topics": [["t"], ["t"]],
+            "group_instance_id": [None, None],
+            "rack_id": [None, None],
+        }
+    )
+    out = replay_frame(frame, SIX, ["range"], detail=True)
+    assert list(out.columns) == [name for name, _ in OUTPUT_COLUMNS] + ["detail"]
+    assert str(out["moved"].dtype) == "Int64"
+    assert out["detail"].iloc[1] == [{"member": "a", "partitions": [f"t-{p}" for p in range(6)]}]
+    errors = rows_to_frame(replay_group("g", [MemberRow(None, "a", ())], SIX, ["range"])[0], OUTPUT_COLUMNS)
+    assert errors["moved"].isna().all()
+
+
+# --- the replay equals the library, snapshot by snapshot ---------------------------------
+
+IDENTITIES = ["m0", "m1", "m2", "m3", "m4"]
+COUNTS = {"t0": 5, "t1": 3}
+
+
+Plain = tuple[dt.datetime, str, tuple[str, ...]]
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> list[Plain]:
+    rows: list[Plain] = []
+    for step in range(draw(st.integers(1, 5))):
+        present = draw(st.sets(st.sampled_from(IDENTITIES), min_size=1))
+        for identity in sorted(present):
+            topics = draw(st.sampled_from([("t0",), ("t1",), ("t0", "t1")]))
+            rows.append((at(step), identity, topics))
+    return rows
+
+
+def _direct(name: str, rows: list[Plain]) -> list[dict[str, tuple[TopicPartition, ...]]]:
+    """Each snapshot's assignment, calling the assignor directly with what each member owned."""
+    cluster = Cluster(COUNTS)
+    assignor = get_assignor(name)
+    cooperative = name == "cooperative-sticky"
+    owned: dict[str, tuple[TopicPartition, ...]] = {}
+    generation = -1
+    previous_key: object = None
+    results = []
+    for ts in sorted({r[0] for r in rows}):
+        members = {member: topics for when, member, topics in rows if when == ts}
+        key = sorted(members.items())
+        if key != previous_key:
+            holding = {m: tuple(tp for tp in owned.get(m, ()) if not cooperative or tp.topic in t)
+                       for m, t in members.items()}  # fmt: skip
+            while True:
+                subs = {m: Subscription(t, owned_partitions=holding[m], generation_id=generation)
+                        for m, t in members.items()}  # fmt: skip
+                result: dict[str, Assignment] = assignor.assign(cluster, subs)
+                generation = max(generation, 0) + 1
+                lost = any(set(holding[m]) - set(result[m].partitions) for m in members)
+                holding = {m: result[m].partitions for m in members}
+                if not cooperative or not lost:
+                    break
+            owned = holding
+        previous_key = key
+        results.append(dict(owned))
+    return results
+
+
+@pytest.mark.parametrize("name", ["range", "roundrobin", "sticky", "cooperative-sticky"])
+@given(rows=histories())
+def test_replay_equals_the_library_snapshot_by_snapshot(name: str, rows: list[Plain]) -> None:
+    history = TopicHistory([(t, c, None) for t, c in COUNTS.items()])
+    out, detail = replay_group("g", [MemberRow(*row) for row in rows], history, [name], detail=True)
+    assert all(r["error"] is None and r["valid"] for r in out)
+    expected = _direct(name, rows)
+    stamps = sorted({r[0] for r in rows})
+    for ts, want in zip(stamps, expected, strict=True):
+        got = {d["member"]: sorted(parse_topic_partition(p) for p in d["partitions"]) for d in detail
+               if d["snapshot_ts"] == ts}  # fmt: skip
+        assert got == {member: sorted(partitions) for member, partitions in want.items()}
