@@ -46,6 +46,8 @@ CASES: list[Case] = [
      STICKY),
     ("sticky 3", "100x200, 500 members, every 4th on first half, 2nd round",
      {"workload": "halves", "args": _W3, "round": 2}, 2.0, STICKY),
+    ("sticky", "100x100, 500 members, identical, fresh", {"workload": "identical", "args": [100, 100, 500]}, 2.0,
+     STICKY),
     ("sticky small", "10x20, 20 members, 2nd round (owned partitions)",
      {"workload": "identical", "args": _SMALL, "round": 2}, 0.001, STICKY),
     ("sticky racks", "500x2000, 2000 members, 3 racks, fresh", {"workload": "racked", "args": _1M}, None, STICKY),

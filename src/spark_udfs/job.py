@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS
+from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
 from spark_udfs.udfs import evaluate_history
 
@@ -19,10 +19,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 __all__ = ["print_summary", "read_table", "run_demo", "run_evaluation"]
-
-
-def _ddl(columns: Sequence[tuple[str, str]]) -> str:
-    return ", ".join(f"{name} {kind}" for name, kind in columns)
 
 
 def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]]) -> DataFrame:
@@ -111,8 +107,8 @@ def run_demo(
     from spark_udfs.sample import generate_history
 
     history = generate_history(groups, snapshots)
-    membership = spark.createDataFrame(history.membership, _ddl(MEMBERSHIP_COLUMNS))
-    topics = spark.createDataFrame(history.topics, _ddl(TOPICS_COLUMNS))
+    membership = spark.createDataFrame(history.membership, ddl(MEMBERSHIP_COLUMNS))
+    topics = spark.createDataFrame(history.topics, ddl(TOPICS_COLUMNS))
     target = Path(out)
     membership.write.mode("overwrite").parquet(str(target / "input" / "membership"))
     topics.write.mode("overwrite").parquet(str(target / "input" / "topics"))

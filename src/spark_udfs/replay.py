@@ -42,6 +42,7 @@ __all__ = [
     "GroupDataError",
     "MemberRow",
     "TopicHistory",
+    "ddl",
     "replay_frame",
     "replay_group",
 ]
@@ -92,6 +93,11 @@ DETAIL_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 Row = dict[str, Any]
+
+
+def ddl(columns: Sequence[tuple[str, str]]) -> str:
+    """A column list as a Spark DDL schema string: ``"name type, ..."``."""
+    return ", ".join(f"{name} {kind}" for name, kind in columns)
 
 
 class GroupDataError(ValueError):

@@ -22,6 +22,7 @@ from spark_udfs.replay import (
     STRATEGIES,
     TOPICS_COLUMNS,
     TopicHistory,
+    ddl,
     replay_frame,
 )
 
@@ -51,10 +52,6 @@ class SchemaError(ValueError):
     """An input table lacks a column or has one of the wrong type."""
 
 
-def _ddl(columns: Sequence[tuple[str, str]]) -> str:
-    return ", ".join(f"{name} {kind}" for name, kind in columns)
-
-
 def check_schema(frame: DataFrame, expected: Sequence[tuple[str, str]], table: str) -> None:
     """Fail fast, listing the expected schema, when ``frame`` lacks a column or has a wrong type."""
     actual = {field.name: field.dataType.simpleString() for field in frame.schema.fields}
@@ -66,7 +63,7 @@ def check_schema(frame: DataFrame, expected: Sequence[tuple[str, str]], table: s
         elif found != kind and found not in _ACCEPTED.get(kind, ()):
             problems.append(f"column {name!r} is {found}, expected {kind}")
     if problems:
-        msg = f"{table} table: {'; '.join(problems)}. Expected schema: {_ddl(expected)}"
+        msg = f"{table} table: {'; '.join(problems)}. Expected schema: {ddl(expected)}"
         raise SchemaError(msg)
 
 
@@ -131,7 +128,7 @@ def evaluate_history(
     # small input into one partition, and the replay is CPU-bound.
     parallelism = membership.sparkSession.sparkContext.defaultParallelism * 4
     selected = membership.select(*(name for name, _ in MEMBERSHIP_COLUMNS)).repartition(parallelism, "group_id")
-    output = selected.groupBy("group_id").applyInPandas(replay, schema=_ddl(columns))
+    output = selected.groupBy("group_id").applyInPandas(replay, schema=ddl(columns))
     if not detail:
         return output
     output = output.cache()

@@ -11,12 +11,12 @@ from pyspark.sql import SparkSession
 
 from assignors.cli import main
 from spark_udfs import MemberRow, TopicHistory, replay_group
-from spark_udfs.replay import MEMBERSHIP_COLUMNS, OUTPUT_COLUMNS, TOPICS_COLUMNS
+from spark_udfs.replay import MEMBERSHIP_COLUMNS, OUTPUT_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.sample import generate_history
 from spark_udfs.udfs import SchemaError, evaluate_history, register_udfs
 
-MEMBERSHIP_DDL = ", ".join(f"{n} {k}" for n, k in MEMBERSHIP_COLUMNS)
-TOPICS_DDL = ", ".join(f"{n} {k}" for n, k in TOPICS_COLUMNS)
+MEMBERSHIP_DDL = ddl(MEMBERSHIP_COLUMNS)
+TOPICS_DDL = ddl(TOPICS_COLUMNS)
 T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive (UTC session)
 
 
