@@ -195,3 +195,9 @@ def test_replay_equals_the_library_snapshot_by_snapshot(name: str, rows: list[Pl
         got = {d["member"]: sorted(parse_topic_partition(p) for p in d["partitions"]) for d in detail
                if d["snapshot_ts"] == ts}  # fmt: skip
         assert got == {member: sorted(partitions) for member, partitions in want.items()}
+
+
+def test_ids_that_look_like_missing_values_are_ids() -> None:
+    rows = [MemberRow(at(0), "nan", ("t",)), MemberRow(at(0), "NaT", ("t",))]
+    out, _ = replay_group("nan", rows, SIX, ["range"])
+    assert [(r["error"], r["members"]) for r in out] == [(None, 2)]

@@ -156,7 +156,8 @@ class _Snapshot:
 
 
 def _is_missing(value: object) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or str(value) in {"NaT", "nan"}
+    """None, NaN or NaT (the two are the only values unequal to themselves); a member named "nan" is not missing."""
+    return value is None or value != value  # noqa: PLR0124 - the NaN/NaT test without importing pandas
 
 
 def _snapshots(rows: Sequence[MemberRow], history: TopicHistory) -> list[_Snapshot]:
