@@ -67,19 +67,28 @@ KAFKA_PYTHON = [
 ]  # fmt: skip
 
 
+SPARK_TIMEOUT_S = 900
+SPARK_TARGET_S = 180.0
+SPARK_TARGET_OVERHEAD = 1.5
+
+
 def _run(spec: dict[str, Any]) -> dict[str, Any]:
+    return _run_module(["benchmarks.case", json.dumps(spec)], CASE_TIMEOUT_S)
+
+
+def _run_module(arguments: list[str], timeout: int) -> dict[str, Any]:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     try:
         proc = subprocess.run(  # noqa: S603 - our own module, fixed arguments
-            [sys.executable, "-m", "benchmarks.case", json.dumps(spec)],
+            [sys.executable, "-m", *arguments],
             capture_output=True,
             text=True,
-            timeout=CASE_TIMEOUT_S,
+            timeout=timeout,
             env=env,
             check=False,
         )
     except subprocess.TimeoutExpired:
-        return {"error": f"did not finish in {CASE_TIMEOUT_S} s"}
+        return {"error": f"did not finish in {timeout} s"}
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["exit status " + str(proc.returncode)])[-1]
         return {"error": f"fails: {last[:120]}"}
@@ -95,6 +104,37 @@ def _row(section: str, label: str, who: str, figures: dict[str, Any], target: fl
     spread = f"{figures['min_s'] * 1000:.1f}-{figures['max_s'] * 1000:.1f} ms"
     median = f"{figures['median_s'] * 1000:.1f} ms"
     return f"| {section} | {label} | {who} | {median} | {spread} | {figures['peak_rss_mb']:.0f} MB | {target_text} |"
+
+
+def _spark_rows(figures: dict[str, Any]) -> list[str]:
+    """The Spark evaluation's table (issue targets: wall time and overhead against plain Python)."""
+    header = [
+        "",
+        "## Spark evaluation",
+        "",
+        "`python -m benchmarks.spark_eval`: `evaluate_history` with all four strategies on `local[2]` against the",
+        "same replay (`replay_frame`) in one plain Python process; both read the same Parquet and write Parquet, and",
+        "their outputs are checked equal row for row. Evaluations = output rows (snapshots x strategies).",
+        "",
+    ]
+    if "error" in figures:
+        return [*header, f"Spark evaluation {figures['error']}"]
+    wall_ok = "ok" if figures["spark_wall_s"] <= SPARK_TARGET_S else "**over**"
+    overhead_ok = "ok" if figures["overhead"] <= SPARK_TARGET_OVERHEAD else "**over**"
+    return [
+        *header,
+        "| history | plain Python | Spark evaluate | Spark wall (with startup) | overhead | evaluations/s | output |",
+        "|---|---|---|---|---|---|---|",
+        (
+            f"| {figures['groups']} groups x {figures['snapshots']} snapshots, {figures['membership_rows']:,} member"
+            f" rows, {figures['evaluations']:,} evaluations ({figures['rebalances']:,} rebalances)"
+            f" | {figures['plain_s']:.1f} s | {figures['spark_evaluate_s']:.1f} s"
+            f" | {figures['spark_wall_s']:.1f} s (<= {SPARK_TARGET_S:g} s {wall_ok})"
+            f" | {figures['overhead']:.2f}x (<= {SPARK_TARGET_OVERHEAD:g}x {overhead_ok})"
+            f" | {figures['evaluations_per_s_spark']:,.0f} Spark, {figures['evaluations_per_s_plain']:,.0f} plain"
+            f" | {'equal' if figures['same_output'] else '**differs**'} |"
+        ),
+    ]
 
 
 def main() -> int:
@@ -117,6 +157,10 @@ def main() -> int:
         figures = _run({**spec, "assignor": assignor, "client": "kafka-python", "repeat": 1})
         rows.append(_row(section, label, f"kafka-python {assignor}", figures, None))
         print(rows[-1], flush=True)
+    spark: list[str] = []
+    if args.only in "spark evaluation":
+        spark = _spark_rows(_run_module(["benchmarks.spark_eval"], SPARK_TIMEOUT_S))
+        print("\n".join(spark), flush=True)
     header = [
         "# Benchmark results",
         "",
@@ -130,7 +174,7 @@ def main() -> int:
         "| section | workload | assignor | median | min-max | peak RSS | target |",
         "|---|---|---|---|---|---|---|",
     ]
-    Path(args.out).write_text("\n".join([*header, *rows, ""]), encoding="utf-8")
+    Path(args.out).write_text("\n".join([*header, *rows, *spark, ""]), encoding="utf-8")
     return 0
 
 

@@ -167,6 +167,8 @@ def _items(values: object, field: str, what: str) -> list[object]:
 
 def _sorted_unique_topics(topics: Iterable[str]) -> tuple[str, ...]:
     items = _items(topics, "topics", "topic names")
+    if set(map(type, items)) <= {str} and all(items):  # the common case, checked in C
+        return tuple(sorted(set(items)))  # type: ignore[arg-type] # all str
     for topic in items:
         if type(topic) is not str or not topic:
             msg = f"topics must be non-empty strings, got {topic!r}"
@@ -175,7 +177,10 @@ def _sorted_unique_topics(topics: Iterable[str]) -> tuple[str, ...]:
 
 
 def _sorted_partitions(partitions: Iterable[object], field: str) -> tuple[TopicPartition, ...]:
-    items = sorted(_as_topic_partition(item, field) for item in _items(partitions, field, "TopicPartition"))
+    given = _items(partitions, field, "TopicPartition")
+    if set(map(type, given)) <= {TopicPartition} and len(set(given)) == len(given):  # the common case, in C
+        return tuple(sorted(given))  # type: ignore[arg-type] # all TopicPartition
+    items = sorted(_as_topic_partition(item, field) for item in given)
     for previous, current in pairwise(items):
         if previous == current:
             msg = f"{field} lists partition {str(current)!r} twice"
@@ -227,6 +232,24 @@ class Subscription:
         setattr_(self, "generation_id", max(generation_id, DEFAULT_GENERATION))
         setattr_(self, "rack_id", _optional_str(rack_id, "rack_id"))
         setattr_(self, "group_instance_id", _optional_str(group_instance_id, "group_instance_id"))
+
+    def _rejoined(self, owned_partitions: Iterable[TopicPartition], generation_id: int) -> Subscription:
+        """This subscription as the member reports it when it (re)joins: only owned and generation differ.
+
+        Cheaper than ``dataclasses.replace``: the other fields were validated already.
+        """
+        if not _is_int(generation_id):
+            msg = f"generation_id={generation_id!r} must be an integer"
+            raise InvalidSubscriptionError(msg)
+        copy = object.__new__(Subscription)
+        setattr_ = object.__setattr__
+        setattr_(copy, "topics", self.topics)
+        setattr_(copy, "user_data", self.user_data)
+        setattr_(copy, "owned_partitions", _sorted_partitions(owned_partitions, "owned_partitions"))
+        setattr_(copy, "generation_id", max(generation_id, DEFAULT_GENERATION))
+        setattr_(copy, "rack_id", self.rack_id)
+        setattr_(copy, "group_instance_id", self.group_instance_id)
+        return copy
 
 
 @dataclass(frozen=True, slots=True, init=False)

@@ -12,9 +12,19 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TypeAlias
 
-from assignors._model import Assignment, Cluster, MemberId, RebalanceProtocol, Subscription, TopicPartition, _tp
+from assignors._model import (
+    Assignment,
+    Cluster,
+    MemberId,
+    RebalanceProtocol,
+    Subscription,
+    TopicPartition,
+    _topic_partitions,
+    _tp,
+)
 
 __all__ = [
     "AssignmentLike",
@@ -132,18 +142,15 @@ def movement(
     new_owner = owners(after)
     moved = orphaned = retained = released = 0
     for member, value in before.items():
-        partitions = _partitions_of(value)
+        partitions = list(_partitions_of(value))
         if member not in present:
-            orphaned += sum(1 for _ in partitions)
+            orphaned += len(partitions)
             continue
-        for tp in partitions:
-            owner = new_owner.get(tp)
-            if owner == member:
-                retained += 1
-            elif owner is None:
-                released += 1
-            else:
-                moved += 1
+        now = list(map(new_owner.get, partitions))  # counted in C below
+        kept, lost = now.count(member), now.count(None)
+        retained += kept
+        released += lost
+        moved += len(now) - kept - lost
     return Movement(moved, orphaned, retained, released)
 
 
@@ -177,6 +184,8 @@ def check_assignment(
     with metadata goes to exactly one member, which subscribes to its topic; nothing else
     is assigned. Returns the violations in a deterministic order; an empty list means valid.
     """
+    if _plainly_valid(cluster, subscriptions, assignment):
+        return []
     violations = [
         Violation("unknown-member", f"member {member!r} is assigned but did not subscribe", member)
         for member in sorted(set(assignment) - set(subscriptions))
@@ -197,6 +206,35 @@ def check_assignment(
                     Violation("unassigned", f"{tp} of subscribed topic {topic!r} is not assigned", None, tp)
                 )
     return violations
+
+
+def _plainly_valid(
+    cluster: Cluster, subscriptions: Mapping[MemberId, Subscription], assignment: AssignmentLike
+) -> bool:
+    """True when ``assignment`` is valid, decided with C-level set operations.
+
+    False means "look closer": ``check_assignment`` then lists the violations one by one.
+    """
+    if assignment.keys() != subscriptions.keys():
+        return False
+    owner: dict[TopicPartition, MemberId] = {}
+    total = 0
+    for member, value in assignment.items():
+        partitions = list(_partitions_of(value))
+        total += len(partitions)
+        owner.update(dict.fromkeys(partitions, member))
+        if not set(map(_topic_of, partitions)).issubset(subscriptions[member].topics):
+            return False
+    if total != len(owner):  # a partition assigned twice
+        return False
+    counts = cluster.partitions_per_topic
+    expected: set[TopicPartition] = set()
+    for topic in {topic for s in subscriptions.values() for topic in s.topics}:
+        expected.update(_topic_partitions(topic, counts.get(topic, 0)))
+    return owner.keys() == expected
+
+
+_topic_of = itemgetter(0)
 
 
 def _member_violations(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assignors._errors import AssignorError, CooperativeViolationError, InvalidSubscriptionError
@@ -179,7 +179,7 @@ def rebalance(  # noqa: PLR0913 - keyword-only knobs
     check = chosen is RebalanceProtocol.COOPERATIVE and assignor.name not in _BUILT_IN
     while True:
         reported = generation if generation >= 0 else DEFAULT_GENERATION
-        joined = {m: replace(s, owned_partitions=holding[m], generation_id=reported) for m, s in subscriptions.items()}
+        joined = {m: s._rejoined(holding[m], reported) for m, s in subscriptions.items()}  # noqa: SLF001
         start = time.perf_counter()
         assignment = assignor.assign(cluster, joined)
         elapsed = time.perf_counter() - start
