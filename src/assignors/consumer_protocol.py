@@ -1,4 +1,18 @@
-"""Kafka's consumer-protocol bytes: the sticky assignors' user data.
+"""Kafka's consumer-protocol bytes: subscriptions, assignments and the sticky assignors' user data.
+
+What a member sends in JoinGroup (``ConsumerProtocolSubscription``) and receives in
+SyncGroup (``ConsumerProtocolAssignment``), versions 0 to 3, byte for byte as Kafka's
+``ConsumerProtocol`` writes them: an INT16 version, then the fields of that version
+(big-endian INT16/INT32, STRING = INT16 length + UTF-8, nullable with length -1,
+ARRAY = INT32 count + elements). The encoder writes topics and owned partitions sorted;
+a blob of a version above 3 decodes as version 3 and its extra trailing fields are
+ignored, as Kafka's parser does.
+
+>>> from assignors import Subscription, TopicPartition as TP
+>>> encode_subscription(Subscription(["foo", "bar"], user_data=b"hello"), version=0).hex()
+'00000000000200036261720003666f6f0000000568656c6c6f'
+>>> decode_subscription(bytes.fromhex("000300000001000174ffffffff00000000ffffffffffff"))
+Subscription(topics=('t',), user_data=None, owned_partitions=(), generation_id=-1, rack_id=None, group_instance_id=None)
 
 Decoding treats its input as untrusted: a truncated blob, a negative or oversized
 length, or invalid UTF-8 raises :class:`~assignors.ProtocolError` naming the field and
@@ -13,25 +27,36 @@ V0 = ``previous_assignment: [topic: STRING, partitions: [INT32]]``; V1 adds
 from __future__ import annotations
 
 import struct
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assignors._errors import ProtocolError
-from assignors._model import DEFAULT_GENERATION, TopicPartition, _tp
+from assignors._errors import InvalidSubscriptionError, ProtocolError
+from assignors._model import DEFAULT_GENERATION, Assignment, Subscription, TopicPartition, _tp
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = [
+    "HIGHEST_VERSION",
     "StickyUserData",
+    "decode_assignment",
     "decode_cooperative_user_data",
     "decode_sticky_user_data",
+    "decode_subscription",
+    "encode_assignment",
     "encode_cooperative_user_data",
     "encode_sticky_user_data",
+    "encode_subscription",
 ]
+
+HIGHEST_VERSION = 3
+"""The newest ConsumerProtocol version for both Subscription and Assignment."""
 
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
+_INT16_MAX = 2**15 - 1
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
 class _Reader:
@@ -43,11 +68,15 @@ class _Reader:
         self.data = data
         self.offset = 0
 
-    def _take(self, size: int, field: str) -> int:
+    def _take(self, size: int, field: str, field_start: int | None = None) -> int:
+        """Advance over ``size`` bytes; an error names ``field_start`` (the length prefix) if given."""
         start = self.offset
         if size > len(self.data) - start:
+            at = start if field_start is None else field_start
             msg = f"{field}: needs {size} bytes at offset {start}, only {len(self.data) - start} left"
-            raise ProtocolError(msg, field=field, offset=start)
+            if field_start is not None:
+                msg = f"{field} at offset {at}: length {size} but only {len(self.data) - start} bytes left"
+            raise ProtocolError(msg, field=field, offset=at)
         self.offset = start + size
         return start
 
@@ -65,12 +94,31 @@ class _Reader:
         if length < 0:
             msg = f"{field}: negative string length {length} at offset {start}"
             raise ProtocolError(msg, field=field, offset=start)
-        begin = self._take(length, field)
+        begin = self._take(length, field, start)
         try:
             return self.data[begin : begin + length].decode("utf-8")
         except UnicodeDecodeError as error:
             msg = f"{field}: invalid UTF-8 at offset {begin + error.start}"
             raise ProtocolError(msg, field=field, offset=begin + error.start) from None
+
+    def nullable_string(self, field: str) -> str | None:
+        start = self.offset
+        length = self.int16(field)
+        if length == -1:
+            return None
+        self.offset = start
+        return self.string(field)
+
+    def nullable_bytes(self, field: str) -> bytes | None:
+        start = self.offset
+        length = self.int32(field)
+        if length == -1:
+            return None
+        if length < 0:
+            msg = f"{field}: negative bytes length {length} at offset {start}"
+            raise ProtocolError(msg, field=field, offset=start)
+        begin = self._take(length, field, start)
+        return self.data[begin : begin + length]
 
     def array_length(self, field: str, min_element_size: int) -> int:
         """An INT32 element count, checked against the bytes left (no allocation from a lying prefix)."""
@@ -102,20 +150,45 @@ class _Writer:
     def int16(self, value: int) -> None:
         self.parts.append(_INT16.pack(value))
 
-    def int32(self, value: int) -> None:
+    def int32(self, value: int, field: str = "length") -> None:
+        if not _INT32_MIN <= value <= _INT32_MAX:
+            msg = f"{field}={value} does not fit Kafka's INT32"
+            raise InvalidSubscriptionError(msg)
         self.parts.append(_INT32.pack(value))
 
-    def string(self, value: str) -> None:
+    def string(self, value: str, field: str = "string") -> None:
         encoded = value.encode("utf-8")
+        if len(encoded) > _INT16_MAX:
+            msg = (
+                f"{field} {value[:40]!r}... is {len(encoded)} bytes of UTF-8; Kafka's STRING holds at most {_INT16_MAX}"
+            )
+            raise InvalidSubscriptionError(msg)
         self.int16(len(encoded))
         self.parts.append(encoded)
+
+    def nullable_string(self, value: str | None, field: str) -> None:
+        if value is None:
+            self.int16(-1)
+        else:
+            self.string(value, field)
+
+    def nullable_bytes(self, value: bytes | None) -> None:
+        if value is None:
+            self.int32(-1)
+        else:
+            self.int32(len(value))
+            self.parts.append(value)
 
     def getvalue(self) -> bytes:
         return b"".join(self.parts)
 
 
-def _read_topic_partitions(reader: _Reader, field: str) -> list[TopicPartition]:
-    """``[topic: STRING, partitions: [INT32]]`` (the smallest element is 2 + 4 bytes)."""
+def _read_topic_partitions(reader: _Reader, field: str, *, unique: bool = False) -> list[TopicPartition]:
+    """``[topic: STRING, partitions: [INT32]]`` (the smallest element is 2 + 4 bytes).
+
+    With ``unique``, a partition listed twice is a ProtocolError at the array's offset.
+    """
+    field_start = reader.offset
     result: list[TopicPartition] = []
     for _ in range(reader.array_length(field, 6)):
         topic = reader.string(f"{field}.topic")
@@ -126,6 +199,10 @@ def _read_topic_partitions(reader: _Reader, field: str) -> list[TopicPartition]:
                 msg = f"{field}.partitions: negative partition {partition} at offset {start}"
                 raise ProtocolError(msg, field=f"{field}.partitions", offset=start)
             result.append(_tp(topic, partition))
+    if unique and len(set(result)) != len(result):
+        twice = next(tp for tp, count in Counter(result).items() if count > 1)
+        msg = f"{field} at offset {field_start}: lists partition {str(twice)!r} twice"
+        raise ProtocolError(msg, field=field, offset=field_start)
     return result
 
 
@@ -136,10 +213,10 @@ def _write_topic_partitions(writer: _Writer, partitions: Iterable[TopicPartition
         by_topic.setdefault(tp.topic, []).append(tp.partition)
     writer.int32(len(by_topic))
     for topic, numbers in by_topic.items():
-        writer.string(topic)
+        writer.string(topic, "topic")
         writer.int32(len(numbers))
         for number in numbers:
-            writer.int32(number)
+            writer.int32(number, f"partition of {topic!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +242,7 @@ def encode_sticky_user_data(partitions: Iterable[TopicPartition], generation: in
     writer = _Writer()
     _write_topic_partitions(writer, partitions)
     if generation is not None:
-        writer.int32(generation)
+        writer.int32(generation, "generation")
     return writer.getvalue()
 
 
@@ -205,7 +282,9 @@ def encode_cooperative_user_data(generation: int) -> bytes:
     >>> encode_cooperative_user_data(10).hex(), encode_cooperative_user_data(-1).hex()
     ('0000000a', 'ffffffff')
     """
-    return _INT32.pack(generation)
+    writer = _Writer()
+    writer.int32(generation, "generation")
+    return writer.getvalue()
 
 
 def decode_cooperative_user_data(data: bytes) -> int:
@@ -215,3 +294,120 @@ def decode_cooperative_user_data(data: bytes) -> int:
         ProtocolError: fewer than 4 bytes.
     """
     return _Reader(data).int32("generation")
+
+
+# --- ConsumerProtocol Subscription and Assignment ------------------------------------
+
+
+def _check_version(version: int) -> int:
+    """Kafka's ``checkSubscriptionVersion``: below 0 is an error, above 3 writes 3."""
+    if type(version) is not int or version < 0:
+        msg = f"version={version!r} must be an integer >= 0"
+        raise InvalidSubscriptionError(msg)
+    return min(version, HIGHEST_VERSION)
+
+
+def encode_subscription(subscription: Subscription, version: int = HIGHEST_VERSION) -> bytes:
+    """The JoinGroup metadata of ``subscription``, as Kafka's ``serializeSubscription`` writes it.
+
+    Fields the version lacks are left out: owned partitions from v1, the generation from
+    v2, the rack from v3. ``group_instance_id`` is never on the wire (the coordinator
+    knows it from JoinGroup).
+
+    Raises:
+        InvalidSubscriptionError: ``version`` is negative (above 3 writes version 3), or a
+            value does not fit its wire type (a name over 32,767 UTF-8 bytes, a number
+            beyond INT32).
+    """
+    written = _check_version(version)
+    writer = _Writer()
+    writer.int16(written)
+    writer.int32(len(subscription.topics))
+    for topic in subscription.topics:  # kept sorted by Subscription
+        writer.string(topic, "topic")
+    writer.nullable_bytes(subscription.user_data)
+    if written >= 1:
+        _write_topic_partitions(writer, subscription.owned_partitions)  # sorted by Subscription
+    if written >= 2:  # noqa: PLR2004 - protocol version
+        writer.int32(subscription.generation_id, "generation_id")
+    if written >= 3:  # noqa: PLR2004 - protocol version
+        writer.nullable_string(subscription.rack_id, "rack_id")
+    return writer.getvalue()
+
+
+def _read_version(reader: _Reader, what: str) -> int:
+    start = reader.offset
+    version = reader.int16(f"{what}.version")
+    if version < 0:
+        msg = f"{what}.version: unsupported version {version} at offset {start}"
+        raise ProtocolError(msg, field=f"{what}.version", offset=start)
+    return min(version, HIGHEST_VERSION)
+
+
+def decode_subscription(data: bytes, *, group_instance_id: str | None = None) -> Subscription:
+    """Parse JoinGroup metadata written by any Kafka client (versions 0 to 3; newer ones read as 3).
+
+    Fields the version lacks take their defaults (no owned partitions, generation -1, no
+    rack); an empty rack means no rack. Trailing bytes after the known fields are ignored.
+
+    Args:
+        data: the bytes, untrusted.
+        group_instance_id: the member's static id, which the coordinator reports beside
+            the metadata.
+
+    Raises:
+        ProtocolError: the bytes do not decode; the message names the field and offset.
+    """
+    reader = _Reader(bytes(data))
+    version = _read_version(reader, "subscription")
+    topics: list[str] = []
+    for _ in range(reader.array_length("topics", 2)):
+        start = reader.offset
+        topic = reader.string("topics")
+        if not topic:
+            msg = f"topics: empty topic name at offset {start}"
+            raise ProtocolError(msg, field="topics", offset=start)
+        topics.append(topic)
+    user_data = reader.nullable_bytes("user_data")
+    owned: list[TopicPartition] = []
+    if version >= 1:
+        owned = _read_topic_partitions(reader, "owned_partitions", unique=True)
+    generation = reader.int32("generation_id") if version >= 2 else DEFAULT_GENERATION  # noqa: PLR2004
+    rack = reader.nullable_string("rack_id") if version >= 3 else None  # noqa: PLR2004
+    return Subscription(
+        topics,
+        user_data=user_data,
+        owned_partitions=owned,
+        generation_id=generation,
+        rack_id=rack,
+        group_instance_id=group_instance_id,
+    )
+
+
+def encode_assignment(assignment: Assignment, version: int = HIGHEST_VERSION) -> bytes:
+    """The SyncGroup bytes of ``assignment``: partitions grouped per topic in first-appearance order.
+
+    The layout is the same for versions 0 to 3 (only the version prefix differs).
+
+    Raises:
+        InvalidSubscriptionError: ``version`` is negative (above 3 writes version 3).
+    """
+    writer = _Writer()
+    writer.int16(_check_version(version))
+    _write_topic_partitions(writer, assignment.partitions)
+    writer.nullable_bytes(assignment.user_data)
+    return writer.getvalue()
+
+
+def decode_assignment(data: bytes) -> Assignment:
+    """Parse SyncGroup bytes written by any Kafka client (versions 0 to 3; newer ones read as 3).
+
+    Raises:
+        ProtocolError: the bytes do not decode, or list a partition twice; the message
+            names the field and offset.
+    """
+    reader = _Reader(bytes(data))
+    _read_version(reader, "assignment")
+    partitions = _read_topic_partitions(reader, "assigned_partitions", unique=True)
+    user_data = reader.nullable_bytes("user_data")
+    return Assignment._trusted(tuple(partitions), user_data)  # noqa: SLF001 - checked while reading

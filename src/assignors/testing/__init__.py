@@ -20,11 +20,12 @@ from assignors.testing._checks import (
     rack_locality_problems,
     validity_problems,
 )
-from assignors.testing._strategies import Group, clusters, groups
+from assignors.testing._strategies import Group, assignments, clusters, groups, subscriptions, topic_names
 
 __all__ = [
     "Group",
     "InvariantViolationError",
+    "assignments",
     "balance_problems",
     "clusters",
     "determinism_problems",
@@ -32,5 +33,7 @@ __all__ = [
     "per_topic_balance_problems",
     "rack_aware",
     "rack_locality_problems",
+    "subscriptions",
+    "topic_names",
     "validity_problems",
 ]

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
-from assignors._model import Cluster, MemberId, Subscription, TopicPartition
+from assignors._model import Assignment, Cluster, MemberId, Subscription, TopicPartition
 
-__all__ = ["Group", "clusters", "groups"]
+__all__ = ["Group", "assignments", "clusters", "groups", "subscriptions", "topic_names"]
 
 RACKS = ("a", "b", "c")
 
@@ -121,3 +121,42 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
             generation_id=generation,
         )
     return Group(cluster, subscriptions)
+
+
+def topic_names(*, max_size: int = 12) -> st.SearchStrategy[str]:
+    """Non-empty topic names of any Unicode text (what the wire format carries), ``max_size`` characters at most."""
+    return st.text(st.characters(codec="utf-8"), min_size=1, max_size=max_size)
+
+
+def _any_partitions() -> st.SearchStrategy[TopicPartition]:
+    return st.builds(TopicPartition, topic_names(max_size=6), st.integers(0, 2**31 - 1))
+
+
+@st.composite
+def subscriptions(
+    draw: st.DrawFn, *, max_topics: int = 5, max_owned: int = 8, static: bool | None = None
+) -> Subscription:
+    """Single subscriptions with every field drawn: topics, user data (or None), owned
+    partitions, generation (-1 or any INT32 >= 0), rack (or None), instance id (or None).
+
+    Args:
+        max_topics: most subscribed topics.
+        max_owned: most owned partitions.
+        static: with a ``group_instance_id`` (True), without (False), or drawn (None).
+    """
+    is_static = draw(st.booleans()) if static is None else static
+    return Subscription(
+        draw(st.lists(topic_names(), max_size=max_topics)),
+        user_data=draw(st.none() | st.binary(max_size=16)),
+        owned_partitions=draw(st.frozensets(_any_partitions(), max_size=max_owned)),
+        generation_id=draw(st.just(-1) | st.integers(0, 2**31 - 1)),
+        rack_id=draw(st.none() | topic_names(max_size=6)),
+        group_instance_id=draw(topic_names(max_size=8)) if is_static else None,
+    )
+
+
+@st.composite
+def assignments(draw: st.DrawFn, *, max_partitions: int = 12) -> Assignment:
+    """Single member assignments: distinct partitions in any order, user data or None."""
+    partitions = draw(st.lists(_any_partitions(), max_size=max_partitions, unique=True))
+    return Assignment(partitions, user_data=draw(st.none() | st.binary(max_size=16)))
