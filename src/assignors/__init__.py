@@ -10,6 +10,7 @@ The public API: the domain model (:class:`TopicPartition`, :class:`Subscription`
 from assignors._errors import (
     AssignorError,
     CooperativeViolationError,
+    InconsistentGroupProtocolError,
     InvalidSubscriptionError,
     ProtocolError,
     UnknownAssignorError,
@@ -47,6 +48,7 @@ __all__ = [
     "ConsumerPartitionAssignor",
     "CooperativeStickyAssignor",
     "CooperativeViolationError",
+    "InconsistentGroupProtocolError",
     "InvalidSubscriptionError",
     "MemberId",
     "ProtocolError",

@@ -9,6 +9,7 @@ builtin they refine, so code that already catches ``ValueError`` or
     ├── InvalidSubscriptionError (ValueError)   bad input to an assignor: cluster, member, subscription
     ├── UnknownAssignorError (LookupError)      no assignor with that name
     ├── ProtocolError (ValueError)              bytes that do not decode as Kafka's wire format
+    ├── InconsistentGroupProtocolError (ValueError)  members that share no assignor
     └── CooperativeViolationError               a cooperative assignment that moves a partition in one round
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 __all__ = [
     "AssignorError",
     "CooperativeViolationError",
+    "InconsistentGroupProtocolError",
     "InvalidSubscriptionError",
     "ProtocolError",
     "UnknownAssignorError",
@@ -50,6 +52,19 @@ class ProtocolError(AssignorError, ValueError):
         super().__init__(message)
         self.field = field
         self.offset = offset
+
+
+class InconsistentGroupProtocolError(AssignorError, ValueError):
+    """The members of a group have no assignor name in common, so the coordinator cannot pick one.
+
+    Attributes:
+        member: the member whose preferences leave no candidate (the first in member-id order
+            whose list misses every name another member offers).
+    """
+
+    def __init__(self, message: str, *, member: str) -> None:
+        super().__init__(message)
+        self.member = member
 
 
 class CooperativeViolationError(AssignorError):

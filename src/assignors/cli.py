@@ -4,6 +4,10 @@
 group snapshot with each strategy and prints every member's partitions and the
 balance and movement figures. Bad input is one line on stderr and exit status 2.
 
+``assignors simulate --scenario FILE [--json]`` runs a consumer-group scenario (JSON
+events: join, leave, crash, restart, subscribe, add_partitions) through the group
+simulator and prints its timeline, round by round.
+
 ``assignors evaluate --membership PATH --topics PATH --out DIR [--strategies ...] [--master URL]``
 replays membership histories on Spark and writes the evaluation and ``report.html``;
 ``assignors demo [--out DIR]`` does it on a generated sample history. Both need the
@@ -98,6 +102,18 @@ def _cmd_assign(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from assignors._scenario import parse_scenario, timeline_json
+
+    scenario = parse_scenario(_load_json(args.scenario))
+    timeline = scenario.run()
+    if args.json:
+        print(json.dumps(timeline_json(timeline), indent=2))
+    else:
+        print(timeline.render())
+    return 0
+
+
 def _spark() -> Any:
     try:
         from spark_udfs import job
@@ -146,6 +162,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     assign.add_argument("--json", action="store_true", help="print the reports as JSON")
     assign.set_defaults(run=_cmd_assign)
+    simulate = commands.add_parser("simulate", help="run a consumer-group scenario and print its timeline")
+    simulate.add_argument("--scenario", required=True, help="scenario JSON: topics, session_timeout_s, events")
+    simulate.add_argument("--json", action="store_true", help="print the timeline as JSON")
+    simulate.set_defaults(run=_cmd_simulate)
     evaluate = commands.add_parser("evaluate", help="replay membership histories on Spark and compare strategies")
     evaluate.add_argument("--membership", required=True, help="membership table: Parquet, or CSV with a header")
     evaluate.add_argument("--topics", required=True, help="topics table: Parquet, or CSV with a header")

@@ -1,227 +1,69 @@
-"""EAGER and COOPERATIVE rebalance handling around any assignor.
+"""EAGER/COOPERATIVE rebalance handling and a consumer-group simulator.
 
-:func:`rebalance` runs one group rebalance the way the members and the leader of a Kafka
-consumer group do it: under EAGER every member gives up all it owns before joining and
-one round assigns everything; under COOPERATIVE members keep what they own, the leader's
-assignment may withhold partitions that change owner, members revoke what they lost and
-rejoin, and rounds repeat until nothing is revoked.
-
->>> from assignors import Cluster, CooperativeStickyAssignor, Subscription, TopicPartition as TP
->>> subs = {m: Subscription(["t"]) for m in ("a", "b")}
->>> owned = {"a": [TP("t", 0), TP("t", 1), TP("t", 2), TP("t", 3)]}
->>> result = rebalance(CooperativeStickyAssignor(), Cluster({"t": 4}), subs, owned, generation=1)
->>> len(result.rounds), result.generation
-(2, 3)
->>> [(r.revoked["a"], r.added["b"]) for r in result.rounds]  # doctest: +NORMALIZE_WHITESPACE
-[((TopicPartition(topic='t', partition=2), TopicPartition(topic='t', partition=3)), ()),
- ((), (TopicPartition(topic='t', partition=2), TopicPartition(topic='t', partition=3)))]
+- :func:`choose_protocol`: a consumer's protocol from its configured assignors.
+- :func:`select_assignor`: the coordinator's vote among the members' preferences.
+- :func:`revoke_before_join` and :func:`receive_assignment`: the member side of both protocols.
+- :func:`validate_cooperative_assignment`: the leader's check of a user's cooperative assignor.
+- :func:`rebalance`: one rebalance of a group with one assignor, round by round (what the
+  Spark evaluation replays).
+- :class:`GroupSimulator`: a whole group driven by events (:class:`Join`, :class:`Leave`,
+  :class:`Crash`, :class:`Restart`, :class:`Subscribe`, :class:`AddPartitions`), with
+  Kafka's bytes on the wire and a :class:`Timeline` of every round; :func:`parse_scenario`
+  reads the JSON scenarios of ``assignors simulate``.
 """
 
-from __future__ import annotations
-
-import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-from assignors._errors import AssignorError, CooperativeViolationError, InvalidSubscriptionError
-from assignors._model import DEFAULT_GENERATION, RebalanceProtocol
-
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-
-    from assignors._interface import ConsumerPartitionAssignor
-    from assignors._model import Assignment, Cluster, MemberId, Subscription, TopicPartition
+from assignors._group import (
+    AddPartitions,
+    Crash,
+    Event,
+    GroupSimulator,
+    Join,
+    Leave,
+    Note,
+    Restart,
+    SimulatedRebalance,
+    SimulatedRound,
+    Subscribe,
+    Timeline,
+)
+from assignors._rebalance import (
+    BROKER_TIE_ORDER,
+    MemberUpdate,
+    RebalanceResult,
+    Round,
+    choose_protocol,
+    rebalance,
+    receive_assignment,
+    revoke_before_join,
+    select_assignor,
+    validate_cooperative_assignment,
+)
+from assignors._scenario import Scenario, parse_scenario, timeline_json
 
 __all__ = [
+    "BROKER_TIE_ORDER",
+    "AddPartitions",
+    "Crash",
+    "Event",
+    "GroupSimulator",
+    "Join",
+    "Leave",
+    "MemberUpdate",
+    "Note",
     "RebalanceResult",
+    "Restart",
     "Round",
+    "Scenario",
+    "SimulatedRebalance",
+    "SimulatedRound",
+    "Subscribe",
+    "Timeline",
     "choose_protocol",
+    "parse_scenario",
     "rebalance",
+    "receive_assignment",
+    "revoke_before_join",
+    "select_assignor",
+    "timeline_json",
     "validate_cooperative_assignment",
 ]
-
-_BUILT_IN = frozenset({"range", "roundrobin", "sticky", "cooperative-sticky"})
-
-
-def choose_protocol(assignors: Iterable[ConsumerPartitionAssignor]) -> RebalanceProtocol:
-    """The protocol of a consumer configured with ``assignors``: the highest that all of them support.
-
-    Raises:
-        InvalidSubscriptionError: no assignors, or no protocol they all support.
-
-    >>> from assignors import CooperativeStickyAssignor, RangeAssignor
-    >>> choose_protocol([CooperativeStickyAssignor()]).name
-    'COOPERATIVE'
-    >>> choose_protocol([CooperativeStickyAssignor(), RangeAssignor()]).name
-    'EAGER'
-    """
-    common: set[RebalanceProtocol] | None = None
-    names: list[str] = []
-    for assignor in assignors:
-        names.append(assignor.name)
-        supported = set(assignor.supported_protocols)
-        common = supported if common is None else common & supported
-    if common is None:
-        msg = "a consumer needs at least one assignor"
-        raise InvalidSubscriptionError(msg)
-    if not common:
-        msg = f"assignors {names} support no rebalance protocol in common"
-        raise InvalidSubscriptionError(msg)
-    return max(common)
-
-
-def validate_cooperative_assignment(
-    owned: Mapping[MemberId, Iterable[TopicPartition]], assigned: Mapping[MemberId, Assignment]
-) -> None:
-    """Check that no partition goes to a member while another member still owns it.
-
-    Raises:
-        CooperativeViolationError: naming the partition and both members.
-    """
-    owner: dict[TopicPartition, MemberId] = {}
-    for member in sorted(owned):
-        for tp in owned[member]:
-            owner.setdefault(tp, member)
-    for member in sorted(assigned):
-        for tp in assigned[member].partitions:
-            previous = owner.get(tp)
-            if previous is not None and previous != member:
-                msg = f"{tp} is assigned to {member!r} while {previous!r} still owns it"
-                raise CooperativeViolationError(msg, partition=str(tp), previous_owner=previous, new_owner=member)
-
-
-@dataclass(frozen=True, slots=True)
-class Round:
-    """One JoinGroup/SyncGroup round of a rebalance.
-
-    Attributes:
-        generation: the generation this round created.
-        assignment: what the leader assigned, per member.
-        revoked: per member, what it gave up in this round (EAGER: before joining, all it
-            owned; COOPERATIVE: after the assignment, what it owned and was not assigned).
-        added: per member, what it gained.
-        assign_seconds: time spent in the assignor's ``assign``.
-    """
-
-    generation: int
-    assignment: dict[MemberId, Assignment]
-    revoked: dict[MemberId, tuple[TopicPartition, ...]]
-    added: dict[MemberId, tuple[TopicPartition, ...]]
-    assign_seconds: float
-
-    @property
-    def revoked_count(self) -> int:
-        return sum(len(p) for p in self.revoked.values())
-
-
-@dataclass(frozen=True, slots=True)
-class RebalanceResult:
-    """The rounds of one rebalance and where it ended."""
-
-    protocol: RebalanceProtocol
-    rounds: tuple[Round, ...]
-
-    @property
-    def generation(self) -> int:
-        return self.rounds[-1].generation
-
-    @property
-    def assignment(self) -> dict[MemberId, Assignment]:
-        return self.rounds[-1].assignment
-
-    @property
-    def assign_seconds(self) -> float:
-        return sum(r.assign_seconds for r in self.rounds)
-
-
-def rebalance(  # noqa: PLR0913 - keyword-only knobs
-    assignor: ConsumerPartitionAssignor,
-    cluster: Cluster,
-    subscriptions: Mapping[MemberId, Subscription],
-    owned: Mapping[MemberId, Sequence[TopicPartition]],
-    *,
-    generation: int,
-    protocol: RebalanceProtocol | None = None,
-    max_rounds: int = 10,
-) -> RebalanceResult:
-    """Run one rebalance of a group with ``assignor`` until it settles.
-
-    Args:
-        assignor: the group's selected assignor (the leader's instance).
-        cluster: topic metadata.
-        subscriptions: each member's subscription (topics, rack, instance id, user data);
-            its ``owned_partitions`` and ``generation_id`` are replaced by the ones below,
-            as each member reports them.
-        owned: what each member owned before the rebalance (absent: nothing).
-        generation: the group's current generation (-1 for a new group); every round
-            creates the next one.
-        protocol: EAGER or COOPERATIVE; by default the assignor's preferred one.
-        max_rounds: a COOPERATIVE rebalance that still revokes after this many rounds
-            raises (a broken assignor would otherwise loop).
-
-    Raises:
-        AssignorError: from the assignor; ``CooperativeViolationError`` when an assignor
-            that is not built in hands over a partition another member still owns.
-    """
-    chosen = protocol if protocol is not None else choose_protocol([assignor])
-    if chosen not in assignor.supported_protocols:
-        msg = f"assignor {assignor.name!r} does not support the {chosen.name} protocol"
-        raise InvalidSubscriptionError(msg)
-    holding: dict[MemberId, tuple[TopicPartition, ...]] = {}
-    for member, subscription in subscriptions.items():
-        had = tuple(owned.get(member, ()))
-        if chosen is RebalanceProtocol.COOPERATIVE and had:
-            topics = set(subscription.topics)
-            had = tuple(tp for tp in had if tp.topic in topics)  # revoked before joining
-        holding[member] = had
-    rounds: list[Round] = []
-    check = chosen is RebalanceProtocol.COOPERATIVE and assignor.name not in _BUILT_IN
-    while True:
-        reported = generation if generation >= 0 else DEFAULT_GENERATION
-        joined = {m: s._rejoined(holding[m], reported) for m, s in subscriptions.items()}  # noqa: SLF001
-        start = time.perf_counter()
-        assignment = assignor.assign(cluster, joined)
-        elapsed = time.perf_counter() - start
-        generation = max(generation, 0) + 1
-        if check:
-            validate_cooperative_assignment(holding, assignment)
-        revoked, added = _changes(chosen, holding, owned, assignment, first=not rounds)
-        rounds.append(Round(generation, assignment, revoked, added, elapsed))
-        if chosen is RebalanceProtocol.EAGER or not any(revoked.values()):
-            return RebalanceResult(chosen, tuple(rounds))
-        if len(rounds) >= max_rounds:
-            msg = f"assignor {assignor.name!r} still revokes partitions after {max_rounds} cooperative rounds"
-            raise AssignorError(msg)
-        holding = {m: assignment[m].partitions for m in subscriptions}
-
-
-def _changes(
-    protocol: RebalanceProtocol,
-    holding: Mapping[MemberId, tuple[TopicPartition, ...]],
-    owned_before: Mapping[MemberId, Sequence[TopicPartition]],
-    assignment: Mapping[MemberId, Assignment],
-    *,
-    first: bool,
-) -> tuple[dict[MemberId, tuple[TopicPartition, ...]], dict[MemberId, tuple[TopicPartition, ...]]]:
-    """What each member revoked and gained in one round."""
-    revoked: dict[MemberId, tuple[TopicPartition, ...]] = {}
-    added: dict[MemberId, tuple[TopicPartition, ...]] = {}
-    for member, result in assignment.items():
-        now = result.partitions
-        if protocol is RebalanceProtocol.EAGER:
-            revoked[member] = tuple(owned_before.get(member, ()))
-            added[member] = now
-            continue
-        had = holding.get(member, ())
-        if first:  # partitions of topics it stopped subscribing to went before joining
-            before = tuple(owned_before.get(member, ()))
-            dropped = set(before) - set(had)
-        else:
-            dropped = set()
-        keep = set(now)
-        lost = tuple(tp for tp in had if tp not in keep) + tuple(sorted(dropped))
-        had_set = set(had)
-        revoked[member] = lost
-        added[member] = tuple(tp for tp in now if tp not in had_set)
-    return revoked, added
