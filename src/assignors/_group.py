@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias, assert_never, cast
 
-from assignors._errors import AssignorError, InvalidSubscriptionError
+from assignors._errors import AssignorError, InconsistentGroupProtocolError, InvalidSubscriptionError
 from assignors._interface import ConsumerPartitionAssignor
 from assignors._model import (
     DEFAULT_GENERATION,
@@ -437,8 +437,27 @@ class GroupSimulator:
             msg = f"group_instance_id {event.instance_id!r} is already used by a member (FENCED_INSTANCE_ID)"
             raise InvalidSubscriptionError(msg)
         member = self._new_member(event)
+        if not self._accepts(member, "join"):
+            return None
         self._members[event.member] = member
         return self._rebalance(f"{member.member_id} joins")
+
+    def _accepts(self, member: _Member, what: str) -> bool:
+        """The coordinator's check of a joining member's assignors against the group's (a Note if refused)."""
+        others = {m.member_id: m.names for m in self._members.values() if m.handle != member.handle}
+        try:
+            select_assignor({**others, member.member_id: member.names})
+        except InconsistentGroupProtocolError:
+            offered = sorted(set.intersection(*(set(n) for n in others.values()))) if others else []
+            self.timeline.entries.append(
+                Note(
+                    self.now,
+                    f"{member.member_id}'s {what} is refused (INCONSISTENT_GROUP_PROTOCOL): it offers "
+                    f"{list(member.names)}, the group {offered}",
+                )
+            )
+            return False
+        return True
 
     def _new_member(self, event: Join) -> _Member:
         Subscription(event.topics, rack_id=event.rack, group_instance_id=event.instance_id)  # validates
@@ -513,6 +532,9 @@ class GroupSimulator:
         before = (member.names, member.topics)
         self._restarted(member)
         if (member.names, member.topics) != before:
+            if not self._accepts(member, "rejoin"):
+                member.down = next(self._tokens)  # out of the group for good
+                return self._remove(handle, f"{member.member_id} is refused")
             return self._rebalance(f"{old} is back as {member.member_id} with a new configuration")
         if self._selected is not None and self._selected in member.assignors:
             # The coordinator hands the new process its current assignment.
@@ -548,6 +570,8 @@ class GroupSimulator:
         member.owned = ()
         member.generation = DEFAULT_GENERATION
         member.seniority = next(self._seniority)
+        if not self._accepts(member, "join"):
+            return None
         self._members[member.handle] = member
         return self._rebalance(f"{member.member_id} joins (restarted)")
 

@@ -18,9 +18,18 @@ from assignors.testing._checks import (
     per_topic_balance_problems,
     rack_aware,
     rack_locality_problems,
+    simulation_problems,
     validity_problems,
 )
-from assignors.testing._strategies import Group, assignments, clusters, groups, subscriptions, topic_names
+from assignors.testing._strategies import (
+    Group,
+    assignments,
+    clusters,
+    event_sequences,
+    groups,
+    subscriptions,
+    topic_names,
+)
 
 __all__ = [
     "Group",
@@ -29,10 +38,12 @@ __all__ = [
     "balance_problems",
     "clusters",
     "determinism_problems",
+    "event_sequences",
     "groups",
     "per_topic_balance_problems",
     "rack_aware",
     "rack_locality_problems",
+    "simulation_problems",
     "subscriptions",
     "topic_names",
     "validity_problems",

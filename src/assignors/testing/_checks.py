@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from assignors._model import RebalanceProtocol
 from assignors.metrics import check_assignment
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    from assignors._group import Timeline
     from assignors._interface import ConsumerPartitionAssignor
     from assignors._model import Assignment, Cluster, MemberId, Subscription, TopicPartition
 
@@ -20,6 +22,7 @@ __all__ = [
     "per_topic_balance_problems",
     "rack_aware",
     "rack_locality_problems",
+    "simulation_problems",
     "validity_problems",
 ]
 
@@ -164,4 +167,46 @@ def determinism_problems(
         if other != first:
             changed = sorted(m for m in first if other.get(m) != first[m])
             problems.append(f"reordering the members changed the assignment of {changed}")
+    return problems
+
+
+def simulation_problems(timeline: Timeline) -> list[str]:
+    """The group-protocol invariants over a simulator timeline.
+
+    - No partition is owned by two members at once: what a member adds in a round was
+      owned by no other member when the round's members joined (COOPERATIVE members still
+      own what they will revoke after the assignment), and no round ends with a partition
+      owned twice.
+    - Once a rebalance ends, every partition of a subscribed topic is owned.
+    - COOPERATIVE never revokes a partition and then gives it back to the same member in
+      the next round of the same rebalance.
+    - Every round creates the next generation: generations go up by one.
+    """
+    problems: list[str] = []
+    generation: int | None = None
+    for rebalance in timeline.rebalances:
+        where = f"t={rebalance.at:g}s ({rebalance.cause})"
+        previous_revoked: dict[MemberId, tuple[TopicPartition, ...]] = {}
+        for number, r in enumerate(rebalance.rounds, 1):
+            at = f"{where} round {number}"
+            if generation is not None and r.generation != generation + 1:
+                problems.append(f"{at}: generation {r.generation} follows {generation}")
+            generation = r.generation
+            holder = {tp: m for m, owned in r.owned_at_join.items() for tp in owned}
+            for member in sorted(r.added):
+                problems.extend(
+                    f"{at}: {tp} added to {member!r} while {holder[tp]!r} still owns it"
+                    for tp in r.added[member]
+                    if holder.get(tp, member) != member
+                )
+                if r.protocols[member] is RebalanceProtocol.COOPERATIVE:
+                    back = set(previous_revoked.get(member, ())) & set(r.added[member])
+                    if back:
+                        problems.append(f"{at}: {member!r} revoked {sorted(map(str, back))} and got them back")
+            counts = Counter(tp for owned in r.assignment.values() for tp in owned)
+            problems.extend(f"{at}: {tp} owned by {n} members" for tp, n in sorted(counts.items()) if n > 1)
+            previous_revoked = r.revoked
+        if rebalance.rounds and rebalance.rounds[-1].unowned:
+            unowned = [str(tp) for tp in rebalance.rounds[-1].unowned]
+            problems.append(f"{where}: the group settled with {unowned} owned by nobody")
     return problems

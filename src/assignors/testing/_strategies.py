@@ -6,13 +6,17 @@ to counterexamples a person can read. Scale belongs in the benchmarks.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
+from assignors._group import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
 from assignors._model import Assignment, Cluster, MemberId, Subscription, TopicPartition
+from assignors._scenario import Scenario
 
-__all__ = ["Group", "assignments", "clusters", "groups", "subscriptions", "topic_names"]
+__all__ = ["Group", "assignments", "clusters", "event_sequences", "groups", "subscriptions", "topic_names"]
 
 RACKS = ("a", "b", "c")
 
@@ -160,3 +164,119 @@ def assignments(draw: st.DrawFn, *, max_partitions: int = 12) -> Assignment:
     """Single member assignments: distinct partitions in any order, user data or None."""
     partitions = draw(st.lists(_any_partitions(), max_size=max_partitions, unique=True))
     return Assignment(partitions, user_data=draw(st.none() | st.binary(max_size=16)))
+
+
+_DEFAULT_CONFIGS: tuple[tuple[str, ...], ...] = (
+    ("range",),
+    ("roundrobin",),
+    ("sticky",),
+    ("cooperative-sticky",),
+    ("cooperative-sticky", "range"),
+)
+
+
+@st.composite
+def event_sequences(  # noqa: PLR0913, PLR0915 - keyword-only bounds; one small state machine
+    draw: st.DrawFn,
+    *,
+    max_events: int = 12,
+    max_topics: int = 3,
+    max_partitions: int = 8,
+    configs: Sequence[Sequence[AssignorSpec]] = _DEFAULT_CONFIGS,
+    mixed: bool = True,
+    session_timeout_s: float = 10.0,
+) -> Scenario:
+    """Scenarios for :class:`assignors.rebalance.GroupSimulator`: topics and a valid event sequence.
+
+    Events: join (static or dynamic, with a rack or not), leave, crash, restart (within or
+    beyond the session timeout, sometimes with another configuration), resubscribe and
+    partition increase. Gaps between events range from none (events in one burst, so
+    members are down during other members' rebalances) to beyond the session timeout.
+    Events only name members that are up at that moment, so every event applies.
+
+    Args:
+        max_events: most events.
+        max_topics: most topics.
+        max_partitions: most initial partitions of one topic.
+        configs: the assignor lists (``partition.assignment.strategy``) members draw from.
+        mixed: members draw their configurations independently (True) or the group shares
+            one (False; it may still change on restart with ``mixed``).
+        session_timeout_s: the group's session timeout.
+    """
+
+    topics = [f"t{i}" for i in range(draw(st.integers(1, max_topics)))]
+    partitions = {t: draw(st.integers(0, max_partitions)) for t in topics}
+    all_configs = [tuple(c) for c in configs]
+    shared = draw(st.sampled_from(all_configs))
+    # What the coordinator may still hold for each member: its configurations, until when.
+    config_of: dict[str, list[tuple[tuple[AssignorSpec, ...], float]]] = {}
+
+    def compatible(excluding: str | None = None) -> list[tuple[AssignorSpec, ...]]:
+        """Configurations the group accepts: sharing a name with every other member's."""
+        if not mixed:
+            return [shared]
+        others = [
+            {_spec_name(s) for s in c}
+            for h, held in config_of.items()
+            if h != excluding
+            for c, until in held
+            if until >= now
+        ]
+        common = set.intersection(*others) if others else None
+        return [c for c in all_configs if common is None or {_spec_name(s) for s in c} & common]
+
+    subsets = st.lists(st.sampled_from(topics), min_size=1, max_size=len(topics), unique=True).map(tuple)
+    up_at: dict[str, float] = {}  # member handle -> when it can be named again
+    events: list[Event] = []
+    now, serial = 0.0, 0
+    for _ in range(draw(st.integers(1, max_events))):
+        now += draw(st.sampled_from((0.0, 1.0, 2.0, session_timeout_s * 3)))
+        ready = sorted(h for h, t in up_at.items() if t <= now)
+        kind = (
+            "join"
+            if not ready
+            else draw(st.sampled_from(("join", "join", "leave", "crash", "restart", "subscribe", "grow")))
+        )
+        if kind == "join":
+            if not compatible():
+                continue  # members on their way out still hold the group to their assignors
+            handle = f"m{serial}"
+            serial += 1
+            static = draw(st.booleans())
+            chosen = draw(st.sampled_from(compatible()))
+            config_of[handle] = [(chosen, math.inf)]
+            events.append(Join(now, handle, draw(subsets), chosen,
+                               instance_id=f"i-{handle}" if static else None,
+                               rack=draw(st.sampled_from((None, "a", "b")))))  # fmt: skip
+            up_at[handle] = now
+            continue
+        if kind == "grow":
+            topic = draw(st.sampled_from(topics))
+            partitions_now = max(
+                [partitions[topic], *(e.count for e in events if isinstance(e, AddPartitions) and e.topic == topic)]
+            )
+            events.append(AddPartitions(now, topic, partitions_now + draw(st.integers(1, 4))))
+            continue
+        handle = draw(st.sampled_from(ready))
+        if kind in {"leave", "crash"}:
+            events.append(Leave(now, handle) if kind == "leave" else Crash(now, handle))
+            del up_at[handle]
+            until = now if kind == "leave" else now + session_timeout_s + 1
+            config_of[handle] = [(c, until) for c, _ in config_of[handle]]
+        elif kind == "restart":
+            downtime = draw(st.sampled_from((0.0, session_timeout_s / 2, session_timeout_s * 2)))
+            options = compatible(excluding=handle) if mixed else []
+            new_config = draw(st.none() | st.sampled_from(options)) if options else None
+            current = config_of[handle][-1][0]
+            if new_config is not None:  # the old one may be held until the member is back
+                back = now + max(downtime, session_timeout_s) + 1
+                config_of[handle] = [(current, back), (new_config, math.inf)]
+            events.append(Restart(now, handle, downtime, assignors=new_config))
+            up_at[handle] = now + max(downtime, session_timeout_s) + 1
+        else:
+            events.append(Subscribe(now, handle, draw(subsets)))
+    return Scenario(partitions, session_timeout_s, tuple(events))
+
+
+def _spec_name(spec: AssignorSpec) -> str:
+    return spec if isinstance(spec, str) else spec.name
