@@ -33,6 +33,7 @@ from assignors._model import (
     _topic_partitions,
 )
 from assignors._rebalance import (
+    _BUILT_IN,
     choose_protocol,
     receive_assignment,
     revoke_before_join,
@@ -56,8 +57,6 @@ __all__ = [
     "Subscribe",
     "Timeline",
 ]
-
-_BUILT_IN = frozenset({"range", "roundrobin", "sticky", "cooperative-sticky"})
 
 AssignorSpec: TypeAlias = str | ConsumerPartitionAssignor
 
@@ -429,7 +428,6 @@ class GroupSimulator:
     # -- events ----------------------------------------------------------------------------
 
     def _join(self, event: Join) -> SimulatedRebalance | None:
-        self._away.pop(event.member, None)
         if event.member in self._members:
             msg = f"member {event.member!r} is already in the group"
             raise InvalidSubscriptionError(msg)
@@ -437,6 +435,7 @@ class GroupSimulator:
             msg = f"group_instance_id {event.instance_id!r} is already used by a member (FENCED_INSTANCE_ID)"
             raise InvalidSubscriptionError(msg)
         member = self._new_member(event)
+        self._away.pop(event.member, None)  # a new process under the old name: the old one never comes back
         if not self._accepts(member, "join"):
             return None
         self._members[event.member] = member
