@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import heapq
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, compress, filterfalse, repeat
 from operator import contains, itemgetter, not_
 from typing import TYPE_CHECKING
@@ -159,6 +159,19 @@ class _State:
     load: dict[MemberId, int]
     kept: dict[MemberId, list[TopicPartition]]
     new: dict[MemberId, list[TopicPartition]]
+    unkept: dict[TopicPartition, MemberId] = field(default_factory=dict)  # taken from its keeper
+
+    def settle(self) -> None:
+        """A partition that went back to the member that kept it counts as kept again.
+
+        Cooperative rounds withhold new partitions that someone claims; without this, a
+        partition moved away and back while balancing would be withheld from its own owner.
+        """
+        unkept = self.unkept
+        for member, fresh in self.new.items():
+            if any(unkept.get(tp) == member for tp in fresh):
+                self.kept[member].extend(tp for tp in fresh if unkept.get(tp) == member)
+                self.new[member] = [tp for tp in fresh if unkept.get(tp) != member]
 
 
 def _water_fill(pool: Sequence[TopicPartition], members: Sequence[MemberId], state: _State, limit: int | None) -> int:
@@ -227,6 +240,8 @@ def sticky_assign(
             _assign_identical(partitions_per_topic, eligible, taken, racks, state)
         else:
             _assign_general(partitions_per_topic, member_topics, eligible, taken, racks, state)
+        if state.unkept:
+            state.settle()
     return StickyResult(state.kept, state.new, claimed)
 
 
@@ -543,7 +558,10 @@ def _pick_victim(
             if racks.enabled:
                 mismatched = [i for i in candidates if not racks.local(member, source[i])]
                 candidates = mismatched or candidates
-            return member, source.pop(candidates[0])
+            taken = source.pop(candidates[0])
+            if holdings is state.kept:
+                state.unkept[taken] = member
+            return member, taken
     return None, None
 
 
@@ -642,8 +660,11 @@ class _Locality:
 
     def _move(self, giver: MemberId, receiver: MemberId, tp: TopicPartition) -> None:
         state = self._state
-        source = state.kept[giver] if tp in state.kept[giver] else state.new[giver]
-        source.remove(tp)
+        if tp in state.kept[giver]:
+            state.kept[giver].remove(tp)
+            state.unkept[tp] = giver
+        else:
+            state.new[giver].remove(tp)
         state.new[receiver].append(tp)
         rack_of = self._racks.member_rack
         held = self._mismatched[giver]

@@ -178,8 +178,10 @@ def simulation_problems(timeline: Timeline) -> list[str]:
       own what they will revoke after the assignment), and no round ends with a partition
       owned twice.
     - Once a rebalance ends, every partition of a subscribed topic is owned.
-    - COOPERATIVE never revokes a partition and then gives it back to the same member in
-      the next round of the same rebalance.
+    - A COOPERATIVE group never revokes a partition and then gives it back to the same
+      member in the next round of the same rebalance. (While some member is still EAGER,
+      as in a rolling upgrade, that member revokes everything every round and the group
+      behaves as EAGER: partitions may come back.)
     - Every round creates the next generation: generations go up by one.
     """
     problems: list[str] = []
@@ -193,13 +195,14 @@ def simulation_problems(timeline: Timeline) -> list[str]:
                 problems.append(f"{at}: generation {r.generation} follows {generation}")
             generation = r.generation
             holder = {tp: m for m, owned in r.owned_at_join.items() for tp in owned}
+            cooperative = all(p is RebalanceProtocol.COOPERATIVE for p in r.protocols.values())
             for member in sorted(r.added):
                 problems.extend(
                     f"{at}: {tp} added to {member!r} while {holder[tp]!r} still owns it"
                     for tp in r.added[member]
                     if holder.get(tp, member) != member
                 )
-                if r.protocols[member] is RebalanceProtocol.COOPERATIVE:
+                if cooperative:
                     back = set(previous_revoked.get(member, ())) & set(r.added[member])
                     if back:
                         problems.append(f"{at}: {member!r} revoked {sorted(map(str, back))} and got them back")
