@@ -50,6 +50,8 @@ CASES: list[Case] = [
      STICKY),
     ("sticky small", "10x20, 20 members, 2nd round (owned partitions)",
      {"workload": "identical", "args": _SMALL, "round": 2}, 0.001, STICKY),
+    ("sticky 4", "100x1000, 10 -> 1000 members, mixed (scale-out)",
+     {"workload": "scale_out", "args": [100, 1000, 1000]}, 2.0, STICKY),
     ("sticky racks", "500x2000, 2000 members, 3 racks, fresh", {"workload": "racked", "args": _1M}, None, STICKY),
     ("sticky racks", "500x2000, 2000 members, 3 racks, 2nd round", {"workload": "racked", "args": _1M, "round": 2},
      None, STICKY),

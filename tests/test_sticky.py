@@ -352,3 +352,35 @@ def test_members_leaving_moves_nothing_between_survivors_needlessly(
     for giver, receiver, topic in sorted(moves):
         assert (receiver, giver, topic) not in moves, f"{topic} partitions moved both ways between {giver}, {receiver}"
         assert load[giver] >= load[receiver] - 1, f"{giver} gave {topic} to {receiver} and ended lighter by 2+"
+
+
+@pytest.mark.parametrize("assignor", STICKY)
+def test_heaviest_holder_gives_first(assignor: StickyType) -> None:
+    """A new member is fed by the heaviest holder; lighter holders keep everything (found by the simulator).
+
+    Feeding m7 from m5 first (t1-2) and then from m4 left m5 one partition short: a move for nothing.
+    """
+    cluster = Cluster({"t0": 1, "t1": 4, "t2": 7})
+    subs = {
+        "m4": Subscription(["t2"], owned_partitions=[TP("t2", p) for p in range(7)], generation_id=8),
+        "m5": Subscription(["t1"], owned_partitions=[TP("t1", p) for p in range(3)], generation_id=8),
+        "m6": Subscription(["t0", "t1"], owned_partitions=[TP("t0", 0), TP("t1", 3)], generation_id=8),
+        "m7": Subscription(["t0", "t1", "t2"]),
+    }
+    result = strings(assignor().assign(cluster, subs))
+    assert result["m5"] == ["t1-0", "t1-1", "t1-2"]
+    assert result["m6"] == ["t0-0", "t1-3"]
+    assert result["m4"] == ["t2-0", "t2-1", "t2-2", "t2-3"]
+    assert result["m7"] == ([] if assignor is CooperativeStickyAssignor else ["t2-6", "t2-5", "t2-4"])
+
+
+def test_cooperative_never_withholds_a_partition_from_its_own_owner() -> None:
+    """A partition balanced away and back to its owner is kept, not withheld as a transfer (found by the simulator)."""
+    cluster = Cluster({"t0": 2, "t1": 5})
+    subs = {
+        "a": Subscription(["t0"], owned_partitions=[TP("t0", 0), TP("t0", 1)], generation_id=15),
+        "b": Subscription(["t1"], owned_partitions=[TP("t1", p) for p in range(5)], generation_id=15),
+        "c": Subscription(["t0", "t1"]),
+    }
+    result = strings(CooperativeStickyAssignor().assign(cluster, subs))
+    assert result == {"a": ["t0-0", "t0-1"], "b": ["t1-0", "t1-1", "t1-2"], "c": []}  # c gets t1-3, t1-4 next round
