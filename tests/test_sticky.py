@@ -21,10 +21,15 @@ from assignors.consumer_protocol import encode_sticky_user_data
 from assignors.testing import (
     Group,
     balance_problems,
+    cooperative_safety_problems,
     determinism_problems,
+    fixpoint_problems,
     groups,
+    needless_movement_problems,
+    owning,
     rack_aware,
     rack_locality_problems,
+    settle,
     validity_problems,
 )
 
@@ -35,37 +40,6 @@ STICKY: list[StickyType] = [StickyAssignor, CooperativeStickyAssignor]
 
 def strings(result: Mapping[str, Assignment]) -> dict[str, list[str]]:
     return {member: [str(tp) for tp in a.partitions] for member, a in result.items()}
-
-
-def settle(
-    assignor: StickyType, cluster: Cluster, subscriptions: Mapping[str, Subscription], generation: int
-) -> tuple[dict[str, Assignment], int]:
-    """Run rebalances, feeding each result back as owned partitions, until nothing is withheld; returns rounds."""
-    subs = dict(subscriptions)
-    for rounds in range(1, 6):
-        result = assignor().assign(cluster, subs)
-        nxt = {m: own(s, result[m].partitions, generation + rounds) for m, s in subs.items()}
-        if "unassigned" not in validity_kinds(cluster, subs, result):
-            return result, rounds
-        subs = nxt
-    msg = "no convergence in 5 rounds"
-    raise AssertionError(msg)
-
-
-def validity_kinds(cluster: Cluster, subs: Mapping[str, Subscription], result: Mapping[str, Assignment]) -> list[str]:
-    from assignors.metrics import check_assignment
-
-    return [v.kind for v in check_assignment(cluster, subs, result)]
-
-
-def own(subscription: Subscription, partitions: tuple[TopicPartition, ...], generation: int) -> Subscription:
-    return Subscription(
-        subscription.topics,
-        owned_partitions=partitions,
-        generation_id=generation,
-        rack_id=subscription.rack_id,
-        group_instance_id=subscription.group_instance_id,
-    )
 
 
 def test_seed_sticky_mixed_subscriptions() -> None:
@@ -114,7 +88,7 @@ def test_seed_cooperative_two_rounds() -> None:
     }
     first = CooperativeStickyAssignor().assign(cluster, subs)
     assert strings(first) == {"c1": ["t-0"], "c2": ["t-2"], "c3": []}
-    second_subs = {m: own(s, first[m].partitions, 2) for m, s in subs.items()}
+    second_subs = {m: owning(s, first[m].partitions, 2) for m, s in subs.items()}
     assert strings(CooperativeStickyAssignor().assign(cluster, second_subs)) == {
         "c1": ["t-0"],
         "c2": ["t-2"],
@@ -207,7 +181,7 @@ def test_valid_and_balanced_when_settled(assignor: StickyType, group: Group) -> 
     The two-round bound holds after a single membership change (tested below), not from arbitrary claims.
     """
     result, rounds = settle(assignor, group.cluster, group.subscriptions, 4)
-    subs = {m: own(s, (), -1) for m, s in group.subscriptions.items()}
+    subs = {m: owning(s, (), -1) for m, s in group.subscriptions.items()}
     assert validity_problems(group.cluster, subs, result) == []
     assert balance_problems(subs, result) == []
     assert rounds <= (1 if assignor is StickyAssignor else 4)
@@ -218,21 +192,14 @@ def test_valid_and_balanced_when_settled(assignor: StickyType, group: Group) -> 
 def test_feeding_the_result_back_changes_nothing(assignor: StickyType, group: Group) -> None:
     """Stickiness as a fixpoint: the settled assignment, owned in the next generation, comes back unchanged."""
     result, _ = settle(assignor, group.cluster, group.subscriptions, 4)
-    again_subs = {m: own(s, result[m].partitions, 20) for m, s in group.subscriptions.items()}
-    again = assignor().assign(group.cluster, again_subs)
-    assert {m: set(a.partitions) for m, a in again.items()} == {m: set(a.partitions) for m, a in result.items()}
+    assert fixpoint_problems(assignor, group.cluster, group.subscriptions, result, 20) == []
 
 
 @given(group=groups(owned=True))
 def test_cooperative_never_hands_over_a_partition_another_member_still_owns(group: Group) -> None:
     """Cooperative safety: a partition goes to a new owner only when no other member still owns it."""
     result = CooperativeStickyAssignor().assign(group.cluster, group.subscriptions)
-    for member, assignment in result.items():
-        for tp in assignment.partitions:
-            if tp in group.subscriptions[member].owned_partitions:
-                continue  # not a new owner (a stale claimer revokes it after this round)
-            others = [m for m, s in group.subscriptions.items() if m != member and tp in s.owned_partitions]
-            assert others == [], f"{tp} given to {member} while {others} still own it"
+    assert cooperative_safety_problems(group.subscriptions, result) == []
 
 
 @given(group=groups(identical=True, racks=False, missing_topics=False), data=st.data())
@@ -240,7 +207,7 @@ def test_members_leaving_moves_only_what_quotas_require(group: Group, data: st.D
     """Identical subscriptions: when members leave, survivors give up exactly the minimum the quotas require."""
     fresh = StickyAssignor().assign(group.cluster, group.subscriptions)
     leaving = data.draw(st.sets(st.sampled_from(sorted(group.subscriptions))))
-    survivors = {m: own(s, fresh[m].partitions, 1) for m, s in group.subscriptions.items() if m not in leaving}
+    survivors = {m: owning(s, fresh[m].partitions, 1) for m, s in group.subscriptions.items() if m not in leaving}
     if not survivors:
         return
     result = StickyAssignor().assign(group.cluster, survivors)
@@ -270,7 +237,7 @@ def test_cooperative_converges_in_two_rounds_after_one_change(group: Group, data
     member that the second round left with room, as Kafka's own assignor does.
     """
     settled, _ = settle(CooperativeStickyAssignor, group.cluster, group.subscriptions, 1)
-    subs = {m: own(s, settled[m].partitions, 10) for m, s in group.subscriptions.items()}
+    subs = {m: owning(s, settled[m].partitions, 10) for m, s in group.subscriptions.items()}
     if data.draw(st.booleans()) or len(subs) == 1:
         subs["joiner"] = Subscription(data.draw(st.sampled_from([s.topics for s in subs.values()])))
     else:
@@ -330,7 +297,7 @@ def test_owned_off_rack_partition_stays_when_no_local_member_has_room() -> None:
 def test_rack_aware_results_admit_no_locality_trade(assignor: StickyType, group: Group) -> None:
     """Settled rack-aware assignments are valid, balanced, and no load-keeping trade would add locality."""
     result, _ = settle(assignor, group.cluster, group.subscriptions, 4)
-    subs = {m: own(s, (), -1) for m, s in group.subscriptions.items()}
+    subs = {m: owning(s, (), -1) for m, s in group.subscriptions.items()}
     assert validity_problems(group.cluster, subs, result) == []
     assert balance_problems(subs, result) == []
     assert rack_locality_problems(group.cluster, subs, result) == []
@@ -344,14 +311,9 @@ def test_members_leaving_moves_nothing_between_survivors_needlessly(
     """Any subscriptions: a partition moves between survivors only towards a lighter one, never in a 2-cycle."""
     before, _ = settle(assignor, group.cluster, group.subscriptions, 1)
     leaving = data.draw(st.sets(st.sampled_from(sorted(group.subscriptions))))
-    survivors = {m: own(s, before[m].partitions, 10) for m, s in group.subscriptions.items() if m not in leaving}
+    survivors = {m: owning(s, before[m].partitions, 10) for m, s in group.subscriptions.items() if m not in leaving}
     after, _ = settle(assignor, group.cluster, survivors, 10)
-    holder = {tp: m for m, a in after.items() for tp in a.partitions}
-    moves = {(m, holder[tp], tp.topic) for m, s in survivors.items() for tp in s.owned_partitions if holder[tp] != m}
-    load = {m: len(a.partitions) for m, a in after.items()}
-    for giver, receiver, topic in sorted(moves):
-        assert (receiver, giver, topic) not in moves, f"{topic} partitions moved both ways between {giver}, {receiver}"
-        assert load[giver] >= load[receiver] - 1, f"{giver} gave {topic} to {receiver} and ended lighter by 2+"
+    assert needless_movement_problems(survivors, after) == []
 
 
 @pytest.mark.parametrize("assignor", STICKY)

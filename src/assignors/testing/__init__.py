@@ -11,6 +11,15 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     msg = "assignors.testing needs Hypothesis: pip install 'assignors[test]'"
     raise ImportError(msg) from None
 
+from assignors.testing._battery import (
+    check_assignor,
+    cooperative_safety_problems,
+    describe,
+    fixpoint_problems,
+    needless_movement_problems,
+    owning,
+    settle,
+)
 from assignors.testing._checks import (
     InvariantViolationError,
     balance_problems,
@@ -21,6 +30,7 @@ from assignors.testing._checks import (
     simulation_problems,
     validity_problems,
 )
+from assignors.testing._machine import group_state_machine
 from assignors.testing._strategies import (
     Group,
     assignments,
@@ -36,13 +46,21 @@ __all__ = [
     "InvariantViolationError",
     "assignments",
     "balance_problems",
+    "check_assignor",
     "clusters",
+    "cooperative_safety_problems",
+    "describe",
     "determinism_problems",
     "event_sequences",
+    "fixpoint_problems",
+    "group_state_machine",
     "groups",
+    "needless_movement_problems",
+    "owning",
     "per_topic_balance_problems",
     "rack_aware",
     "rack_locality_problems",
+    "settle",
     "simulation_problems",
     "subscriptions",
     "topic_names",

@@ -1,0 +1,102 @@
+"""A hypothesis state machine that drives a consumer group through random events with any assignor."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from assignors._group import AddPartitions, Crash, GroupSimulator, Join, Leave, Restart, Subscribe
+from assignors._interface import ConsumerPartitionAssignor
+from assignors.testing._battery import AssignorFactory, _factory
+from assignors.testing._checks import InvariantViolationError, simulation_problems
+
+__all__ = ["group_state_machine"]
+
+
+def group_state_machine(
+    assignor: ConsumerPartitionAssignor | AssignorFactory,
+    *,
+    partitions: Mapping[str, int] | None = None,
+    session_timeout_s: float = 10.0,
+) -> type[RuleBasedStateMachine]:
+    """A ``RuleBasedStateMachine`` class: members join, leave, crash, restart (static or not,
+    within or beyond the session timeout), resubscribe, topics grow and time passes, in a
+    :class:`~assignors.rebalance.GroupSimulator` whose members all use ``assignor``. After every
+    step the group invariants hold (:func:`~assignors.testing.simulation_problems`: no
+    partition owned twice, all owned once settled, no cooperative give-back, generations
+    one apart).
+
+    >>> from assignors import CooperativeStickyAssignor
+    >>> TestGroup = group_state_machine(CooperativeStickyAssignor).TestCase  # collected by pytest/unittest
+
+    Args:
+        assignor: an assignor object (each member gets a deep copy) or a factory such as the class.
+        partitions: the topics and their initial partition counts (default ``t0``: 4, ``t1``: 6).
+        session_timeout_s: the coordinator's session timeout.
+    """
+    make = _factory(assignor)
+    counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
+    names = sorted(counts)
+    subsets = st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True).map(tuple)
+
+    class GroupMachine(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.sim = GroupSimulator(counts, session_timeout_s=session_timeout_s)
+            self.now = 0.0
+            self.serial = 0
+            self.up: list[str] = []  # members that can be named (not down)
+
+        @rule(topics=subsets, static=st.booleans())
+        def join(self, topics: tuple[str, ...], static: bool) -> None:  # noqa: FBT001 - hypothesis passes it
+            handle = f"m{self.serial}"
+            self.serial += 1
+            self.sim.apply(Join(self.now, handle, topics, (make(),), instance_id=f"i-{handle}" if static else None))
+            self.up.append(handle)
+
+        @precondition(lambda self: bool(self.up))
+        @rule(data=st.data(), crash=st.booleans())
+        def leave_or_crash(self, data: st.DataObject, crash: bool) -> None:  # noqa: FBT001 - hypothesis passes it
+            handle = data.draw(st.sampled_from(self.up), label="member")
+            self.up.remove(handle)
+            self.sim.apply(Crash(self.now, handle) if crash else Leave(self.now, handle))
+
+        @precondition(lambda self: bool(self.up))
+        @rule(data=st.data(), downtime=st.sampled_from((0.0, session_timeout_s / 2, session_timeout_s * 2)))
+        def restart(self, data: st.DataObject, downtime: float) -> None:
+            handle = data.draw(st.sampled_from(self.up), label="member")
+            self.sim.apply(Restart(self.now, handle, downtime))
+            self.now += max(downtime, session_timeout_s) + 1
+            self.sim.advance(self.now)
+
+        @precondition(lambda self: bool(self.up))
+        @rule(data=st.data(), topics=subsets)
+        def subscribe(self, data: st.DataObject, topics: tuple[str, ...]) -> None:
+            self.sim.apply(Subscribe(self.now, data.draw(st.sampled_from(self.up), label="member"), topics))
+
+        @rule(topic=st.sampled_from(names), more=st.integers(1, 4))
+        def grow(self, topic: str, more: int) -> None:
+            current = self.sim.cluster.partitions_per_topic.get(topic, 0)
+            self.sim.apply(AddPartitions(self.now, topic, current + more))
+
+        @rule(seconds=st.sampled_from((1.0, session_timeout_s + 1)))
+        def wait(self, seconds: float) -> None:
+            self.now += seconds
+            self.sim.advance(self.now)
+
+        @invariant()
+        def group_invariants(self) -> None:
+            problems = simulation_problems(self.sim.timeline)
+            if problems:
+                msg = (
+                    "group invariants violated:\n  "
+                    + "\n  ".join(problems)
+                    + "\ntimeline:\n"
+                    + self.sim.timeline.render()
+                )
+                raise InvariantViolationError(msg)
+
+    GroupMachine.__name__ = GroupMachine.__qualname__ = f"GroupMachine[{make().name}]"
+    return GroupMachine
