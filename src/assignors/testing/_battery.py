@@ -126,7 +126,7 @@ def needless_movement_problems(
     load = {m: len(a.partitions) for m, a in after.items()}
     problems: list[str] = []
     for giver, receiver, topic in sorted(moves):
-        if (receiver, giver, topic) in moves:
+        if (receiver, giver, topic) in moves and giver < receiver:
             problems.append(f"partitions of {topic!r} moved both ways between {giver!r} and {receiver!r}")
         if load[giver] < load[receiver] - 1:
             problems.append(f"{giver!r} gave a partition of {topic!r} to {receiver!r} and ended 2+ lighter")
@@ -185,6 +185,7 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
     max_rounds: int = 4,
     max_examples: int | None = None,
     group_strategy: st.SearchStrategy[Group] | None = None,
+    hypothesis_settings: settings | None = None,
 ) -> None:
     """Fuzz ``assignor`` against every invariant that applies; raise on the first broken one.
 
@@ -208,6 +209,8 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
         max_examples: groups to try (default: the active hypothesis profile's).
         group_strategy: groups to draw (default: :func:`~assignors.testing.groups` with owned
             partitions).
+        hypothesis_settings: settings to start from, e.g. ``settings(derandomize=True)`` for a
+            reproducible run (default: the active hypothesis profile).
 
     Raises:
         InvariantViolationError: naming the invariant, the problems, and the shrunk group.
@@ -218,7 +221,13 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
     options = {"max_examples": max_examples} if max_examples is not None else {}
     strategy = group_strategy if group_strategy is not None else groups(owned=True)
 
-    @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None, database=None, **options)  # type: ignore[arg-type]
+    @settings(
+        hypothesis_settings,
+        suppress_health_check=[HealthCheck.too_slow],
+        deadline=None,
+        database=None,
+        **options,  # type: ignore[arg-type]
+    )
     @given(group=strategy, data=st.data())
     def battery(group: Group, data: st.DataObject) -> None:
         _run_battery(make, group, data, balance=balance, sticky=sticky, cooperative=cooperative, max_rounds=max_rounds)
