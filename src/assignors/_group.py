@@ -365,7 +365,7 @@ class GroupSimulator:
 
         Raises:
             InvalidSubscriptionError: the event refers to an unknown member, goes back in time,
-                or is otherwise not possible; nothing changes then.
+                or is otherwise not possible; the event changes nothing (time still advances to it).
             AssignorError: from the assignors (an inconsistent group protocol, a cooperative violation).
         """
         if not isinstance(cast("object", event), Join | Leave | Crash | Restart | Subscribe | AddPartitions):
