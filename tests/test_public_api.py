@@ -16,6 +16,7 @@ def test_all_lists_the_public_names() -> None:
         "testing",
         "cli",
         "rebalance",
+        "kafka_python",
     }
     assert set(assignors.__all__) == public
 

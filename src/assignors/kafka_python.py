@@ -1,0 +1,157 @@
+"""Any assignor as a kafka-python 3.x ``partition_assignment_strategy`` entry::
+
+    from kafka import KafkaConsumer
+    from assignors.kafka_python import for_kafka_python
+
+    consumer = KafkaConsumer("orders", group_id="billing",
+                             partition_assignment_strategy=[for_kafka_python("cooperative-sticky")])
+
+Give each consumer its own adapter (the assignor inside keeps that consumer's previous
+assignment and generation). The JoinGroup metadata and the SyncGroup assignments it
+produces are Kafka's bytes (:mod:`assignors.consumer_protocol`), so kafka-python members
+can share a group with Java and librdkafka members. kafka-python is imported when the
+first adapter is built, never by ``import assignors``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from assignors._errors import InvalidSubscriptionError
+from assignors._model import (
+    DEFAULT_GENERATION,
+    Assignment,
+    Cluster,
+    RebalanceProtocol,
+    Subscription,
+    TopicPartition,
+)
+from assignors._rebalance import _BUILT_IN, choose_protocol, validate_cooperative_assignment
+from assignors._registry import get_assignor
+from assignors.consumer_protocol import encode_assignment, encode_subscription
+
+if TYPE_CHECKING:
+    from assignors._interface import ConsumerPartitionAssignor
+
+__all__ = ["for_kafka_python"]
+
+
+def for_kafka_python(
+    assignor: ConsumerPartitionAssignor | str,
+    *,
+    protocol: RebalanceProtocol | None = None,
+    rack: str | None = None,
+) -> Any:
+    """A kafka-python ``AbstractPartitionAssignor`` that runs ``assignor`` (an object or a built-in name).
+
+    Args:
+        assignor: the assignor; a name gets a fresh built-in instance.
+        protocol: the rebalance protocol this consumer runs; by default the assignor's
+            preferred one. kafka-python requires every assignor of one consumer to share it,
+            so beside EAGER-only assignors (a rolling upgrade) pass ``RebalanceProtocol.EAGER``.
+        rack: this consumer's rack (sent as the subscription's RackId, KIP-881).
+
+    Raises:
+        InvalidSubscriptionError: the assignor does not support ``protocol``.
+    """
+    inner = get_assignor(assignor) if isinstance(assignor, str) else assignor
+    chosen = protocol if protocol is not None else choose_protocol([inner])
+    if chosen not in inner.supported_protocols:
+        msg = f"assignor {inner.name!r} does not support the {chosen.name} protocol"
+        raise InvalidSubscriptionError(msg)
+    adapter: Any = _adapter_class()(inner, chosen, rack)
+    return adapter
+
+
+@cache
+def _adapter_class() -> type:
+    try:
+        from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor
+        from kafka.coordinator.assignors.abstract import RebalanceProtocol as KafkaProtocol
+    except ImportError as error:  # pragma: no cover - exercised without the client
+        msg = f"for_kafka_python needs kafka-python 3.x (pip install 'kafka-python>=3'): {error}"
+        raise ImportError(msg) from None
+
+    class KafkaPythonAssignor(AbstractPartitionAssignor):  # type: ignore[misc] # kafka-python is untyped
+        """kafka-python's assignor interface around a ``ConsumerPartitionAssignor``."""
+
+        def __init__(self, inner: ConsumerPartitionAssignor, protocol: RebalanceProtocol, rack: str | None) -> None:
+            self.inner = inner
+            self.protocol = protocol
+            self.rack = rack
+            self.owned: tuple[TopicPartition, ...] = ()
+            self.generation = DEFAULT_GENERATION
+
+        @property
+        def name(self) -> str:
+            return self.inner.name
+
+        @property
+        def version(self) -> int:
+            return self.inner.version
+
+        def supported_protocols(self) -> list[Any]:
+            return [KafkaProtocol(int(self.protocol))]
+
+        def metadata(self, topics: Collection[str]) -> bytes:
+            """JoinGroup metadata, version 3: what this member owns, in which generation, on which rack.
+
+            Under EAGER the consumer revokes everything before joining, so it reports nothing
+            owned (as Java does); under COOPERATIVE it reports what it still owns of ``topics``.
+            """
+            cooperative = self.protocol is RebalanceProtocol.COOPERATIVE
+            owned = [tp for tp in self.owned if tp.topic in topics] if cooperative else []
+            subscription = Subscription(
+                topics,
+                user_data=self.inner.subscription_user_data(topics),
+                owned_partitions=owned,
+                generation_id=self.generation,
+                rack_id=self.rack,
+            )
+            return encode_subscription(subscription)
+
+        def assign(self, cluster: Any, members: Iterable[Any]) -> dict[str, bytes]:
+            """The leader's assignment: members' decoded metadata in, Kafka's assignment bytes out."""
+            subscriptions = {member.member_id: _subscription(member) for member in members}
+            result = self.inner.assign(_cluster(cluster, subscriptions.values()), subscriptions)
+            if self.protocol is RebalanceProtocol.COOPERATIVE and self.inner.name not in _BUILT_IN:
+                validate_cooperative_assignment({m: s.owned_partitions for m, s in subscriptions.items()}, result)
+            return {member: encode_assignment(assignment) for member, assignment in result.items()}
+
+        def on_assignment(self, assignment: Any, generation: int) -> None:
+            partitions = tuple(TopicPartition(tp.topic, tp.partition) for tp in assignment.partitions())
+            self.owned, self.generation = partitions, generation
+            self.inner.on_assignment(Assignment(partitions, user_data=assignment.user_data), generation)
+
+    return KafkaPythonAssignor
+
+
+def _subscription(member: Any) -> Subscription:
+    """A JoinGroup member, as kafka-python decoded its metadata, as our Subscription."""
+    metadata = member.metadata
+    owned = [
+        TopicPartition(entry.topic, number)
+        for entry in getattr(metadata, "owned_partitions", None) or ()
+        for number in entry.partitions
+    ]
+    generation = getattr(metadata, "generation_id", None)
+    return Subscription(
+        metadata.topics,
+        user_data=metadata.user_data or None,
+        owned_partitions=owned,
+        generation_id=DEFAULT_GENERATION if generation is None else generation,
+        rack_id=getattr(metadata, "rack_id", None),
+        group_instance_id=getattr(member, "group_instance_id", None),
+    )
+
+
+def _cluster(metadata: Any, subscriptions: Iterable[Subscription]) -> Cluster:
+    """The partition counts kafka-python's cluster metadata knows for the subscribed topics."""
+    counts: dict[str, int] = {}
+    for topic in sorted({t for s in subscriptions for t in s.topics}):
+        partitions = metadata.partitions_for_topic(topic)
+        if partitions:
+            counts[topic] = max(partitions) + 1
+    return Cluster(counts)
