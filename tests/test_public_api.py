@@ -17,6 +17,7 @@ def test_all_lists_the_public_names() -> None:
         "cli",
         "rebalance",
         "kafka_python",
+        "aiokafka",
     }
     assert set(assignors.__all__) == public
 

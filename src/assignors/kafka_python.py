@@ -19,11 +19,11 @@ from collections.abc import Collection, Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from assignors._clients import cluster_of
 from assignors._errors import InvalidSubscriptionError
 from assignors._model import (
     DEFAULT_GENERATION,
     Assignment,
-    Cluster,
     RebalanceProtocol,
     Subscription,
     TopicPartition,
@@ -115,7 +115,7 @@ def _adapter_class() -> type:
         def assign(self, cluster: Any, members: Iterable[Any]) -> dict[str, bytes]:
             """The leader's assignment: members' decoded metadata in, Kafka's assignment bytes out."""
             subscriptions = {member.member_id: _subscription(member) for member in members}
-            result = self.inner.assign(_cluster(cluster, subscriptions.values()), subscriptions)
+            result = self.inner.assign(cluster_of(cluster, subscriptions.values()), subscriptions)
             if self.protocol is RebalanceProtocol.COOPERATIVE and self.inner.name not in _BUILT_IN:
                 validate_cooperative_assignment({m: s.owned_partitions for m, s in subscriptions.items()}, result)
             return {member: encode_assignment(assignment) for member, assignment in result.items()}
@@ -145,13 +145,3 @@ def _subscription(member: Any) -> Subscription:
         rack_id=getattr(metadata, "rack_id", None),
         group_instance_id=getattr(member, "group_instance_id", None),
     )
-
-
-def _cluster(metadata: Any, subscriptions: Iterable[Subscription]) -> Cluster:
-    """The partition counts kafka-python's cluster metadata knows for the subscribed topics."""
-    counts: dict[str, int] = {}
-    for topic in sorted({t for s in subscriptions for t in s.topics}):
-        partitions = metadata.partitions_for_topic(topic)
-        if partitions:
-            counts[topic] = max(partitions) + 1
-    return Cluster(counts)

@@ -1,0 +1,107 @@
+"""Any assignor as an aiokafka ``partition_assignment_strategy`` entry (EAGER: aiokafka's only protocol)::
+
+    from aiokafka import AIOKafkaConsumer
+    from assignors.aiokafka import for_aiokafka
+
+    assignor = for_aiokafka("sticky")
+    consumer = AIOKafkaConsumer("orders", group_id="billing", partition_assignment_strategy=[assignor])
+    assignor.bind(consumer)  # so the assignor learns each generation
+
+Each consumer gets its own adapter and its own assignor instance: no state is shared
+between consumers of one process (aiokafka's own sticky assignor keeps it on the class,
+aiokafka issue 1175). aiokafka never tells an assignor its generation (issue 1176); a
+bound adapter reads it from the consumer's group coordinator when the assignment
+arrives, so sticky user data carries the real generation. The metadata is Kafka's
+version-3 bytes; aiokafka's leader reads only their version-0 fields (topics and user
+data), which is where the sticky assignors carry ownership under EAGER.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from assignors._clients import cluster_of
+from assignors._errors import InvalidSubscriptionError
+from assignors._model import DEFAULT_GENERATION, Assignment, RebalanceProtocol, Subscription, TopicPartition
+from assignors._registry import get_assignor
+from assignors.consumer_protocol import encode_assignment, encode_subscription
+
+if TYPE_CHECKING:
+    from assignors._interface import ConsumerPartitionAssignor
+
+__all__ = ["for_aiokafka"]
+
+
+def for_aiokafka(assignor: ConsumerPartitionAssignor | str, *, rack: str | None = None) -> Any:
+    """An aiokafka ``AbstractPartitionAssignor`` that runs ``assignor`` (an object or a built-in name).
+
+    Args:
+        assignor: the assignor; a name gets a fresh built-in instance.
+        rack: this consumer's rack (sent as the subscription's RackId, KIP-881).
+
+    Raises:
+        InvalidSubscriptionError: the assignor does not support EAGER, the only protocol aiokafka runs.
+    """
+    inner = get_assignor(assignor) if isinstance(assignor, str) else assignor
+    if RebalanceProtocol.EAGER not in inner.supported_protocols:
+        msg = f"aiokafka runs EAGER rebalances only; assignor {inner.name!r} does not support EAGER"
+        raise InvalidSubscriptionError(msg)
+    adapter: Any = _adapter_class()(inner, rack)
+    return adapter
+
+
+@cache
+def _adapter_class() -> type:
+    try:
+        from aiokafka.coordinator.assignors.abstract import AbstractPartitionAssignor
+    except ImportError as error:  # pragma: no cover - exercised without the client
+        msg = f"for_aiokafka needs aiokafka (pip install aiokafka): {error}"
+        raise ImportError(msg) from None
+
+    class AiokafkaAssignor(AbstractPartitionAssignor):  # type: ignore[misc] # aiokafka's base is untyped here
+        """aiokafka's assignor interface around a ``ConsumerPartitionAssignor``, per consumer."""
+
+        def __init__(self, inner: ConsumerPartitionAssignor, rack: str | None) -> None:
+            self.inner = inner
+            self.rack = rack
+            self.generation = DEFAULT_GENERATION
+            self._consumer: Any = None
+
+        @property
+        def name(self) -> str:
+            return self.inner.name
+
+        def bind(self, consumer: Any) -> None:
+            """Read each generation from ``consumer`` (an ``AIOKafkaConsumer``) when assignments arrive."""
+            self._consumer = consumer
+
+        def metadata(self, topics: Collection[str]) -> bytes:
+            """JoinGroup metadata, version 3; nothing owned (EAGER members revoke everything first)."""
+            subscription = Subscription(
+                topics,
+                user_data=self.inner.subscription_user_data(topics),
+                generation_id=self.generation,
+                rack_id=self.rack,
+            )
+            return encode_subscription(subscription)
+
+        def assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, bytes]:
+            """The leader's assignment from aiokafka's decoded member metadata, as Kafka's bytes."""
+            subscriptions = {
+                member: Subscription(metadata.subscription, user_data=metadata.user_data or None)
+                for member, metadata in members.items()
+            }
+            result = self.inner.assign(cluster_of(cluster, subscriptions.values()), subscriptions)
+            return {member: encode_assignment(assignment) for member, assignment in result.items()}
+
+        def on_assignment(self, assignment: Any) -> None:
+            coordinator = getattr(self._consumer, "_coordinator", None)
+            generation = getattr(coordinator, "generation", None)
+            if isinstance(generation, int) and generation >= 0:
+                self.generation = generation
+            partitions = tuple(TopicPartition(tp.topic, tp.partition) for tp in assignment.partitions())
+            self.inner.on_assignment(Assignment(partitions, user_data=assignment.user_data), self.generation)
+
+    return AiokafkaAssignor
