@@ -178,10 +178,7 @@ def receive_assignment(
     ((TopicPartition(topic='t', partition=1),), (), True)
     """
     assigned = assignment.partitions if isinstance(assignment, Assignment) else tuple(assignment)
-    had = tuple(owned)
-    keep, had_set = set(assigned), set(had)
-    revoked = tuple(tp for tp in had if tp not in keep)
-    added = tuple(tp for tp in assigned if tp not in had_set)
+    revoked, added = _diff(tuple(owned), assigned)
     subscribed = set(topics)
     mismatch = any(tp.topic not in subscribed for tp in assigned)
     rejoin = mismatch or (protocol is RebalanceProtocol.COOPERATIVE and bool(revoked))
@@ -336,9 +333,15 @@ def _changes(
             dropped = set(before) - set(had)
         else:
             dropped = set()
-        keep = set(now)
-        lost = tuple(tp for tp in had if tp not in keep) + tuple(sorted(dropped))
-        had_set = set(had)
-        revoked[member] = lost
-        added[member] = tuple(tp for tp in now if tp not in had_set)
+        lost, gained = _diff(had, now)
+        revoked[member] = lost + tuple(sorted(dropped))
+        added[member] = gained
     return revoked, added
+
+
+def _diff(
+    had: tuple[TopicPartition, ...], now: tuple[TopicPartition, ...]
+) -> tuple[tuple[TopicPartition, ...], tuple[TopicPartition, ...]]:
+    """What a member loses (``had - now``) and gains (``now - had``), each in its own order."""
+    keep, had_set = set(now), set(had)
+    return tuple(tp for tp in had if tp not in keep), tuple(tp for tp in now if tp not in had_set)

@@ -10,7 +10,7 @@ An assignment argument is a mapping of member id to either an
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import TypeAlias
@@ -42,6 +42,12 @@ AssignmentLike: TypeAlias = Mapping[MemberId, Assignment | Iterable[TopicPartiti
 
 def _partitions_of(value: Assignment | Iterable[TopicPartition]) -> Iterable[TopicPartition]:
     return value.partitions if isinstance(value, Assignment) else value
+
+
+def _sequence(value: Assignment | Iterable[TopicPartition]) -> Sequence[TopicPartition]:
+    """The partitions as a sequence, copied only when given as a one-shot iterable."""
+    partitions = _partitions_of(value)
+    return partitions if isinstance(partitions, tuple | list) else list(partitions)
 
 
 def owners(assignment: AssignmentLike) -> dict[TopicPartition, MemberId]:
@@ -142,7 +148,7 @@ def movement(
     new_owner = owners(after)
     moved = orphaned = retained = released = 0
     for member, value in before.items():
-        partitions = list(_partitions_of(value))
+        partitions = _sequence(value)
         if member not in present:
             orphaned += len(partitions)
             continue
@@ -220,7 +226,7 @@ def _plainly_valid(
     owner: dict[TopicPartition, MemberId] = {}
     total = 0
     for member, value in assignment.items():
-        partitions = list(_partitions_of(value))
+        partitions = _sequence(value)
         total += len(partitions)
         owner.update(dict.fromkeys(partitions, member))
         if not set(map(_topic_of, partitions)).issubset(subscriptions[member].topics):
