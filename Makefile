@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PYTEST_ARGS ?=
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit integration bench clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "assignors needs Python 3.11 or newer")'
@@ -36,9 +36,13 @@ typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
 unit: $(VENV)/.installed-test
-	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
+	$(BIN)/pytest -n 2 -m 'not integration' $(PYTEST_ARGS)
 
-test: lint typecheck unit
+# Real consumer groups on librdkafka's mock cluster: they mostly wait for rebalances, so 4 run at once.
+integration: $(VENV)/.installed-test
+	$(BIN)/pytest -n 4 -m integration $(PYTEST_ARGS)
+
+test: lint typecheck unit integration
 
 bench: $(VENV)/.installed-bench
 	$(PY) -m benchmarks

@@ -1,0 +1,1 @@
+"""Integration tests against librdkafka's mock cluster."""

@@ -1,0 +1,221 @@
+"""Group members of the three clients, each consuming in its own thread (and event loop) until told to leave.
+
+Every member records each rebalance-listener call in a shared :class:`GroupLog` and keeps the first error that
+stopped it in ``error``; ``leave()`` stops it and closes the consumer, which sends LeaveGroup.
+
+librdkafka's mock completes a SyncGroup as soon as the leader's request arrives with every member's assignment,
+and answers a follower's SyncGroup that comes later with INVALID_REQUEST (a real broker waits for everyone).
+Two measures keep the scenarios honest despite this:
+
+- :func:`patient` makes a Python leader wait :data:`LEADER_DELAY_S` before its SyncGroup, so the followers'
+  SyncGroups are already parked at the coordinator (Python members lead only through our adapters);
+- a librdkafka leader cannot be slowed down from Python, so a kafka-python follower that loses that race gets
+  ``InvalidRequestError`` from ``poll``; kafka-python has already asked to rejoin, so the member counts it in
+  ``sync_races`` and polls on. Any other error stops the member and fails the test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer
+from aiokafka.abc import ConsumerRebalanceListener as AioListener
+from confluent_kafka import Consumer, TopicPartition
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+from kafka.errors import InvalidRequestError
+
+from assignors.aiokafka import for_aiokafka
+from assignors.kafka_python import for_kafka_python
+from integration.group_log import GroupLog
+
+TOPIC = "orders"
+PARTITIONS = 12  # of TOPIC, in every scenario
+LEADER_DELAY_S = 2.0
+# About session timeout minus one second per rebalance on the mock; heartbeats well inside it.
+SESSION_TIMEOUT_MS = 4000
+HEARTBEAT_INTERVAL_MS = 500
+POLL_TIMEOUT_S = 1.0
+JOIN_TIMEOUT_S = 30.0
+
+
+def patient(adapter: Any, led: list[str] | None = None, name: str = "") -> Any:
+    """Delay the adapter's ``assign`` (the leader's work before its SyncGroup); note ``name`` in ``led``."""
+    assign = adapter.assign
+
+    def delayed(cluster: Any, members: Any) -> Any:
+        if led is not None:
+            led.append(name)
+        time.sleep(LEADER_DELAY_S)
+        return assign(cluster, members)
+
+    adapter.assign = delayed
+    return adapter
+
+
+def _partitions(topic_partitions: Iterable[Any]) -> list[int]:
+    return [tp.partition for tp in topic_partitions]
+
+
+class _Member:
+    """The thread, the stop flag and the error every member has."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.stop = threading.Event()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._main, name=name, daemon=True)
+
+    def _main(self) -> None:
+        try:
+            self._consume()
+        except BaseException as error:  # noqa: BLE001 - reported by the test
+            self.error = error
+
+    def _consume(self) -> None:
+        raise NotImplementedError
+
+    def leave(self) -> None:
+        self.stop.set()
+        self.thread.join(timeout=JOIN_TIMEOUT_S)
+        if self.thread.is_alive():
+            msg = f"member {self.name} did not stop within {JOIN_TIMEOUT_S} s"
+            raise AssertionError(msg)
+
+
+class _KafkaPythonListener(ConsumerRebalanceListener):  # type: ignore[misc] # kafka-python is untyped
+    def __init__(self, name: str, log: GroupLog) -> None:
+        self.name, self.log = name, log
+
+    def on_partitions_revoked(self, revoked: Any) -> None:
+        self.log.record(self.name, "revoked", _partitions(revoked))
+
+    def on_partitions_assigned(self, assigned: Any) -> None:
+        self.log.record(self.name, "assigned", _partitions(assigned))
+
+    def on_partitions_lost(self, lost: Any) -> None:
+        self.log.record(self.name, "lost", _partitions(lost))
+
+
+class KafkaPythonMember(_Member):
+    """A kafka-python 3.x consumer whose only strategy is our ``strategy`` through ``for_kafka_python``."""
+
+    def __init__(
+        self, name: str, bootstrap: str, group: str, log: GroupLog, strategy: str, led: list[str] | None = None
+    ) -> None:
+        super().__init__(name)
+        self.sync_races = 0
+        self.consumer = KafkaConsumer(
+            bootstrap_servers=bootstrap,
+            api_version=(2, 3),  # the mock's API versions confuse kafka-python's probing
+            group_id=group,
+            client_id=name,
+            enable_auto_commit=False,
+            session_timeout_ms=SESSION_TIMEOUT_MS,
+            heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS,
+            max_poll_interval_ms=10_000,
+            partition_assignment_strategy=[patient(for_kafka_python(strategy), led, name)],
+        )
+        self.consumer.subscribe([TOPIC], listener=_KafkaPythonListener(name, log))
+        self.thread.start()
+
+    def _consume(self) -> None:
+        try:
+            while not self.stop.is_set():
+                try:
+                    self.consumer.poll(timeout_ms=int(POLL_TIMEOUT_S * 1000))
+                except InvalidRequestError:  # the mock's SyncGroup race (module docstring)
+                    self.sync_races += 1
+        finally:
+            self.consumer.close()
+
+
+class ConfluentMember(_Member):
+    """A confluent-kafka consumer running librdkafka's own cooperative-sticky assignor."""
+
+    def __init__(self, name: str, bootstrap: str, group: str, log: GroupLog) -> None:
+        super().__init__(name)
+        self.log = log
+        self.consumer = Consumer(
+            {
+                "bootstrap.servers": bootstrap,
+                "group.id": group,
+                "client.id": name,
+                "partition.assignment.strategy": "cooperative-sticky",
+                "enable.auto.commit": False,
+                "session.timeout.ms": SESSION_TIMEOUT_MS,
+                "heartbeat.interval.ms": HEARTBEAT_INTERVAL_MS,
+                "log_level": 3,
+            }
+        )
+        self.consumer.subscribe([TOPIC], on_assign=self._assigned, on_revoke=self._revoked, on_lost=self._lost)
+        self.thread.start()
+
+    # Under COOPERATIVE, librdkafka passes the increments, and assigns or unassigns them after the callback.
+    def _assigned(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        self.log.record(self.name, "assigned", _partitions(partitions))
+
+    def _revoked(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        self.log.record(self.name, "revoked", _partitions(partitions))
+
+    def _lost(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        self.log.record(self.name, "lost", _partitions(partitions))
+
+    def _consume(self) -> None:
+        try:
+            while not self.stop.is_set():
+                message = self.consumer.poll(POLL_TIMEOUT_S)
+                if message is not None and message.error() is not None:
+                    raise RuntimeError(str(message.error()))
+        finally:
+            self.consumer.close()
+
+
+class _AiokafkaListener(AioListener):  # type: ignore[misc] # aiokafka is untyped here
+    def __init__(self, name: str, log: GroupLog) -> None:
+        self.name, self.log = name, log
+
+    async def on_partitions_revoked(self, revoked: Any) -> None:
+        self.log.record(self.name, "revoked", _partitions(revoked))
+
+    async def on_partitions_assigned(self, assigned: Any) -> None:
+        self.log.record(self.name, "assigned", _partitions(assigned))
+
+
+class AiokafkaMember(_Member):
+    """An aiokafka consumer (EAGER) with our ``strategy`` through ``for_aiokafka``, on its own event loop."""
+
+    def __init__(self, name: str, bootstrap: str, group: str, log: GroupLog, strategy: str) -> None:
+        super().__init__(name)
+        self.bootstrap, self.group, self.log, self.strategy = bootstrap, group, log, strategy
+        self.thread.start()
+
+    def _consume(self) -> None:
+        asyncio.run(self._run())
+
+    async def _run(self) -> None:
+        adapter = patient(for_aiokafka(self.strategy))
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            group_id=self.group,
+            client_id=self.name,
+            enable_auto_commit=False,
+            session_timeout_ms=SESSION_TIMEOUT_MS,
+            heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS,
+            max_poll_interval_ms=10_000,
+            partition_assignment_strategy=[adapter],
+        )
+        adapter.bind(consumer)
+        consumer.subscribe([TOPIC], listener=_AiokafkaListener(self.name, self.log))
+        try:
+            await consumer.start()
+            while not self.stop.is_set():
+                await consumer.getmany(timeout_ms=int(POLL_TIMEOUT_S * 1000))
+        finally:
+            # aiokafka's stop() leaves the group without calling on_partitions_revoked: log it here,
+            # before the LeaveGroup that lets the others take these partitions.
+            self.log.record(self.name, "revoked", self.log.holdings().get(self.name, set()))
+            await consumer.stop()

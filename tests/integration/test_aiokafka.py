@@ -1,0 +1,43 @@
+"""Our sticky and range inside aiokafka consumers (EAGER), against librdkafka's mock cluster."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+
+from integration.group_log import GroupLog, settled
+from integration.members import PARTITIONS, AiokafkaMember
+from integration.mock_cluster import MockCluster
+
+pytestmark = pytest.mark.integration  # minutes of real rebalances: `make integration` runs them 4 at a time
+
+
+@pytest.mark.parametrize("strategy", ["sticky", "range"])
+def test_group_with_aiokafka(cluster: MockCluster, strategy: str) -> None:
+    """Three consumers; one leaves, one joins: never held twice, balanced; sticky survivors keep theirs."""
+    log = GroupLog()
+    member = partial(AiokafkaMember, bootstrap=cluster.bootstrap_servers, group="aio", log=log, strategy=strategy)
+    wait = partial(settled, log, partitions=PARTITIONS)
+    members: dict[str, AiokafkaMember] = {}
+    try:
+        for name, sizes in (("a", {"a": 12}), ("b", {"a": 6, "b": 6}), ("c", {"a": 4, "b": 4, "c": 4})):
+            members[name] = member(name)
+            first = wait(sizes)
+        members.pop("c").leave()
+        second = wait({"a": 6, "b": 6})
+        members["d"] = member("d")
+        third = wait({"a": 4, "b": 4, "d": 4})
+        assert log.double_ownership() == []
+        # EAGER: every member gives up everything each rebalance, so this is where sticky and range differ.
+        if strategy == "sticky":
+            assert first["a"] <= second["a"]
+            assert first["b"] <= second["b"]
+            assert third["a"] <= second["a"]
+            assert third["b"] <= second["b"]
+        else:
+            assert sorted(map(sorted, third.values())) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
+    finally:
+        for running in members.values():
+            running.leave()
+    assert {m.name: m.error for m in members.values()} == dict.fromkeys(members)

@@ -1,0 +1,43 @@
+"""Our cooperative-sticky inside kafka-python 3.x consumers, against librdkafka's mock cluster."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+
+from integration.group_log import GroupLog, settled
+from integration.members import PARTITIONS, KafkaPythonMember
+from integration.mock_cluster import MockCluster
+
+pytestmark = pytest.mark.integration  # minutes of real rebalances: `make integration` runs them 4 at a time
+
+
+def test_cooperative_sticky_group_with_kafka_python(cluster: MockCluster) -> None:
+    """Three consumers; one leaves, one joins: no partition held twice, balanced, survivors keep theirs."""
+    log = GroupLog()
+    member = partial(
+        KafkaPythonMember, bootstrap=cluster.bootstrap_servers, group="kp", log=log, strategy="cooperative-sticky"
+    )
+    wait = partial(settled, log, partitions=PARTITIONS)
+    members: dict[str, KafkaPythonMember] = {}
+    try:
+        # One at a time: each join is one rebalance of a settled group.
+        for name, sizes in (("a", {"a": 12}), ("b", {"a": 6, "b": 6}), ("c", {"a": 4, "b": 4, "c": 4})):
+            members[name] = member(name)
+            first = wait(sizes)
+        members.pop("c").leave()
+        second = wait({"a": 6, "b": 6})
+        assert first["a"] <= second["a"]  # survivors kept theirs
+        assert first["b"] <= second["b"]
+        members["d"] = member("d")
+        third = wait({"a": 4, "b": 4, "d": 4})
+        assert third["a"] <= second["a"]  # they only gave up what d needed
+        assert third["b"] <= second["b"]
+        assert log.double_ownership() == []
+        assert log.full_revocations(["a", "b", "d"]) == []  # COOPERATIVE: no survivor ever gave up everything
+    finally:
+        for running in members.values():
+            running.leave()
+    assert {m.name: m.error for m in members.values()} == dict.fromkeys(members)
+    assert {m.name: m.sync_races for m in members.values()} == dict.fromkeys(members, 0)  # Python leads only
