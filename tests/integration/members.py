@@ -7,8 +7,8 @@ librdkafka's mock completes a SyncGroup as soon as the leader's request arrives 
 and answers a follower's SyncGroup that comes later with INVALID_REQUEST (a real broker waits for everyone).
 Two measures keep the scenarios honest despite this:
 
-- :func:`patient` makes a Python leader wait :data:`LEADER_DELAY_S` before its SyncGroup, so the followers'
-  SyncGroups are already parked at the coordinator (Python members lead only through our adapters);
+- :func:`patient` makes a Python leader with followers wait :data:`LEADER_DELAY_S` before its SyncGroup, so the
+  followers' SyncGroups are already parked at the coordinator (Python members lead only through our adapters);
 - a librdkafka leader cannot be slowed down from Python, so a kafka-python follower that loses that race gets
   ``InvalidRequestError`` from ``poll``; kafka-python has already asked to rejoin, so the member counts it in
   ``sync_races`` and polls on. Any other error stops the member and fails the test.
@@ -19,8 +19,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaConsumer
 from aiokafka.abc import ConsumerRebalanceListener as AioListener
@@ -34,7 +34,7 @@ from integration.group_log import GroupLog
 
 TOPIC = "orders"
 PARTITIONS = 12  # of TOPIC, in every scenario
-LEADER_DELAY_S = 2.0
+LEADER_DELAY_S = 1.0
 # About session timeout minus one second per rebalance on the mock; heartbeats well inside it.
 SESSION_TIMEOUT_MS = 4000
 HEARTBEAT_INTERVAL_MS = 500
@@ -43,13 +43,16 @@ JOIN_TIMEOUT_S = 30.0
 
 
 def patient(adapter: Any, led: list[str] | None = None, name: str = "") -> Any:
-    """Delay the adapter's ``assign`` (the leader's work before its SyncGroup); note ``name`` in ``led``."""
+    """Delay the adapter's ``assign`` (the leader's work before its SyncGroup) when there are followers to wait
+    for; note ``name`` in ``led``. The delay blocks the client's network loop, so it is kept short: followers send
+    their SyncGroup within milliseconds of the JoinGroup response."""
     assign = adapter.assign
 
-    def delayed(cluster: Any, members: Any) -> Any:
+    def delayed(cluster: Any, members: Any) -> Any:  # a list (kafka-python) or a dict (aiokafka)
         if led is not None:
             led.append(name)
-        time.sleep(LEADER_DELAY_S)
+        if len(members) > 1:
+            time.sleep(LEADER_DELAY_S)
         return assign(cluster, members)
 
     adapter.assign = delayed
@@ -60,7 +63,7 @@ def _partitions(topic_partitions: Iterable[Any]) -> list[int]:
     return [tp.partition for tp in topic_partitions]
 
 
-class _Member:
+class Member:
     """The thread, the stop flag and the error every member has."""
 
     def __init__(self, name: str) -> None:
@@ -100,7 +103,7 @@ class _KafkaPythonListener(ConsumerRebalanceListener):  # type: ignore[misc] # k
         self.log.record(self.name, "lost", _partitions(lost))
 
 
-class KafkaPythonMember(_Member):
+class KafkaPythonMember(Member):
     """A kafka-python 3.x consumer whose only strategy is our ``strategy`` through ``for_kafka_python``."""
 
     def __init__(
@@ -133,7 +136,7 @@ class KafkaPythonMember(_Member):
             self.consumer.close()
 
 
-class ConfluentMember(_Member):
+class ConfluentMember(Member):
     """A confluent-kafka consumer running librdkafka's own cooperative-sticky assignor."""
 
     def __init__(self, name: str, bootstrap: str, group: str, log: GroupLog) -> None:
@@ -185,7 +188,7 @@ class _AiokafkaListener(AioListener):  # type: ignore[misc] # aiokafka is untype
         self.log.record(self.name, "assigned", _partitions(assigned))
 
 
-class AiokafkaMember(_Member):
+class AiokafkaMember(Member):
     """An aiokafka consumer (EAGER) with our ``strategy`` through ``for_aiokafka``, on its own event loop."""
 
     def __init__(self, name: str, bootstrap: str, group: str, log: GroupLog, strategy: str) -> None:
@@ -219,3 +222,23 @@ class AiokafkaMember(_Member):
             # before the LeaveGroup that lets the others take these partitions.
             self.log.record(self.name, "revoked", self.log.holdings().get(self.name, set()))
             await consumer.stop()
+
+
+Holdings = dict[str, set[int]]
+M = TypeVar("M", bound=Member)
+
+
+def churn(
+    start: Callable[[str], M], wait: Callable[[dict[str, int]], Holdings], members: dict[str, M]
+) -> tuple[Holdings, Holdings, Holdings]:
+    """The common scenario: a, b and c join one at a time (each join is one rebalance of a settled group), c
+    leaves, d joins. ``members`` keeps the running ones for the caller to stop. Returns the holdings at 4/4/4 with
+    c, at 6/6 without it, and at 4/4/4 with d."""
+    for name, sizes in (("a", {"a": 12}), ("b", {"a": 6, "b": 6}), ("c", {"a": 4, "b": 4, "c": 4})):
+        members[name] = start(name)
+        first = wait(sizes)
+    members.pop("c").leave()
+    second = wait({"a": 6, "b": 6})
+    members["d"] = start("d")
+    third = wait({"a": 4, "b": 4, "d": 4})
+    return first, second, third

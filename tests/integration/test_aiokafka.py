@@ -7,7 +7,7 @@ from functools import partial
 import pytest
 
 from integration.group_log import GroupLog, settled
-from integration.members import PARTITIONS, AiokafkaMember
+from integration.members import PARTITIONS, AiokafkaMember, churn
 from integration.mock_cluster import MockCluster
 
 pytestmark = pytest.mark.integration  # minutes of real rebalances: `make integration` runs them 4 at a time
@@ -21,13 +21,7 @@ def test_group_with_aiokafka(cluster: MockCluster, strategy: str) -> None:
     wait = partial(settled, log, partitions=PARTITIONS)
     members: dict[str, AiokafkaMember] = {}
     try:
-        for name, sizes in (("a", {"a": 12}), ("b", {"a": 6, "b": 6}), ("c", {"a": 4, "b": 4, "c": 4})):
-            members[name] = member(name)
-            first = wait(sizes)
-        members.pop("c").leave()
-        second = wait({"a": 6, "b": 6})
-        members["d"] = member("d")
-        third = wait({"a": 4, "b": 4, "d": 4})
+        first, second, third = churn(member, wait, members)
         assert log.double_ownership() == []
         # EAGER: every member gives up everything each rebalance, so this is where sticky and range differ.
         if strategy == "sticky":

@@ -7,7 +7,7 @@ from functools import partial
 import pytest
 
 from integration.group_log import GroupLog, settled
-from integration.members import PARTITIONS, KafkaPythonMember
+from integration.members import PARTITIONS, KafkaPythonMember, churn
 from integration.mock_cluster import MockCluster
 
 pytestmark = pytest.mark.integration  # minutes of real rebalances: `make integration` runs them 4 at a time
@@ -22,16 +22,9 @@ def test_cooperative_sticky_group_with_kafka_python(cluster: MockCluster) -> Non
     wait = partial(settled, log, partitions=PARTITIONS)
     members: dict[str, KafkaPythonMember] = {}
     try:
-        # One at a time: each join is one rebalance of a settled group.
-        for name, sizes in (("a", {"a": 12}), ("b", {"a": 6, "b": 6}), ("c", {"a": 4, "b": 4, "c": 4})):
-            members[name] = member(name)
-            first = wait(sizes)
-        members.pop("c").leave()
-        second = wait({"a": 6, "b": 6})
+        first, second, third = churn(member, wait, members)
         assert first["a"] <= second["a"]  # survivors kept theirs
         assert first["b"] <= second["b"]
-        members["d"] = member("d")
-        third = wait({"a": 4, "b": 4, "d": 4})
         assert third["a"] <= second["a"]  # they only gave up what d needed
         assert third["b"] <= second["b"]
         assert log.double_ownership() == []
