@@ -66,5 +66,5 @@ def test_eager_reports_nothing_owned() -> None:
         3,
     )
     assert decode_subscription(adapter.metadata({"t"})).owned_partitions == ()
-    with pytest.raises(InvalidSubscriptionError, match="does not support the COOPERATIVE protocol"):
+    with pytest.raises(InvalidSubscriptionError, match="assignor 'range' does not support COOPERATIVE"):
         for_kafka_python("range", protocol=RebalanceProtocol.COOPERATIVE)

@@ -1,11 +1,29 @@
-"""What the client adapters share: the partition counts a client's cluster metadata knows."""
+"""What the client adapters share: the assignor they wrap, checked for the protocol the client runs, and the
+partition counts a client's cluster metadata knows."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assignors._model import Cluster, Subscription
+from assignors._errors import InvalidSubscriptionError
+from assignors._model import Cluster, RebalanceProtocol, Subscription
+from assignors._registry import get_assignor
+
+if TYPE_CHECKING:
+    from assignors._interface import ConsumerPartitionAssignor
+
+
+def resolve(assignor: ConsumerPartitionAssignor | str) -> ConsumerPartitionAssignor:
+    """The assignor itself, or a fresh built-in one for a name."""
+    return get_assignor(assignor) if isinstance(assignor, str) else assignor
+
+
+def require_protocol(assignor: ConsumerPartitionAssignor, protocol: RebalanceProtocol, client: str) -> None:
+    """Refuse an assignor that cannot run ``protocol``, the one the ``client`` consumer will run."""
+    if protocol not in assignor.supported_protocols:
+        msg = f"{client} runs {protocol.name}; assignor {assignor.name!r} does not support {protocol.name}"
+        raise InvalidSubscriptionError(msg)
 
 
 def cluster_of(metadata: Any, subscriptions: Iterable[Subscription]) -> Cluster:

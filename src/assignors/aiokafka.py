@@ -22,10 +22,8 @@ from collections.abc import Collection, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from assignors._clients import cluster_of
-from assignors._errors import InvalidSubscriptionError
+from assignors._clients import cluster_of, require_protocol, resolve
 from assignors._model import DEFAULT_GENERATION, Assignment, RebalanceProtocol, Subscription, TopicPartition
-from assignors._registry import get_assignor
 from assignors.consumer_protocol import encode_assignment, encode_subscription
 
 if TYPE_CHECKING:
@@ -44,10 +42,8 @@ def for_aiokafka(assignor: ConsumerPartitionAssignor | str, *, rack: str | None 
     Raises:
         InvalidSubscriptionError: the assignor does not support EAGER, the only protocol aiokafka runs.
     """
-    inner = get_assignor(assignor) if isinstance(assignor, str) else assignor
-    if RebalanceProtocol.EAGER not in inner.supported_protocols:
-        msg = f"aiokafka runs EAGER rebalances only; assignor {inner.name!r} does not support EAGER"
-        raise InvalidSubscriptionError(msg)
+    inner = resolve(assignor)
+    require_protocol(inner, RebalanceProtocol.EAGER, "aiokafka")  # its only protocol
     adapter: Any = _adapter_class()(inner, rack)
     return adapter
 

@@ -19,8 +19,7 @@ from collections.abc import Collection, Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from assignors._clients import cluster_of
-from assignors._errors import InvalidSubscriptionError
+from assignors._clients import cluster_of, require_protocol, resolve
 from assignors._model import (
     DEFAULT_GENERATION,
     Assignment,
@@ -29,7 +28,6 @@ from assignors._model import (
     TopicPartition,
 )
 from assignors._rebalance import _BUILT_IN, choose_protocol, validate_cooperative_assignment
-from assignors._registry import get_assignor
 from assignors.consumer_protocol import encode_assignment, encode_subscription
 
 if TYPE_CHECKING:
@@ -56,11 +54,9 @@ def for_kafka_python(
     Raises:
         InvalidSubscriptionError: the assignor does not support ``protocol``.
     """
-    inner = get_assignor(assignor) if isinstance(assignor, str) else assignor
+    inner = resolve(assignor)
     chosen = protocol if protocol is not None else choose_protocol([inner])
-    if chosen not in inner.supported_protocols:
-        msg = f"assignor {inner.name!r} does not support the {chosen.name} protocol"
-        raise InvalidSubscriptionError(msg)
+    require_protocol(inner, chosen, "this kafka-python consumer")
     adapter: Any = _adapter_class()(inner, chosen, rack)
     return adapter
 
