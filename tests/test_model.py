@@ -45,17 +45,24 @@ def test_parse_topic_partition_rejects_garbage(text: str) -> None:
         parse_topic_partition(text)
 
 
-@given(st.integers(max_value=-1))
-def test_negative_partition_rejected(partition: int) -> None:
-    """A negative partition number names the partition and topic."""
-    with pytest.raises(InvalidSubscriptionError, match=r"partition=-\d+ of topic='t'"):
+@given(st.integers(max_value=-1) | st.integers(min_value=2**31))
+def test_partition_outside_int32_rejected(partition: int) -> None:
+    """A negative partition number, or one beyond Kafka's INT32, names the partition and topic."""
+    with pytest.raises(InvalidSubscriptionError, match=rf"partition={partition} of topic='t' .* 0\.\.2147483647"):
         TP("t", partition)
+
+
+def test_int32_bounds_are_accepted() -> None:
+    """The largest partition number and count Kafka can carry are valid input."""
+    assert TP("t", 2**31 - 1).partition == 2**31 - 1
+    assert Cluster({"t": 2**31 - 1}).partition_count("t") == 2**31 - 1
+    assert Subscription(["t"], generation_id=2**31 - 1).generation_id == 2**31 - 1
 
 
 @given(not_an_int.filter(lambda v: not isinstance(v, int) or isinstance(v, bool)))
 def test_non_integer_partition_rejected(partition: Any) -> None:
     """A partition that is not an int (bools included) is rejected."""
-    with pytest.raises(InvalidSubscriptionError, match="must be an integer >= 0"):
+    with pytest.raises(InvalidSubscriptionError, match=r"must be an integer in 0\.\.2147483647"):
         TP("t", partition)
 
 
@@ -70,10 +77,10 @@ def test_non_string_topic_rejected(topic: Any) -> None:
         Cluster({topic: 1})
 
 
-@given(st.one_of(st.integers(max_value=-1), not_an_int))
+@given(st.one_of(st.integers(max_value=-1), st.integers(min_value=2**31), not_an_int))
 def test_bad_partition_count_rejected(count: Any) -> None:
-    """Negative or non-integer partition counts name the topic and the value."""
-    with pytest.raises(InvalidSubscriptionError, match=r"partition count .* of topic='t' must be an integer >= 0"):
+    """Negative, non-integer or beyond-INT32 partition counts name the topic and the value (no huge allocation)."""
+    with pytest.raises(InvalidSubscriptionError, match=r"partition count .* of topic='t' must be an integer in 0\.\."):
         Cluster({"t": count})
 
 
@@ -104,6 +111,7 @@ def test_owning_a_partition_twice_is_rejected() -> None:
     [
         ({"generation_id": 1.5}, "generation_id=1.5 must be an integer"),
         ({"generation_id": True}, "generation_id=True must be an integer"),
+        ({"generation_id": 2**31}, "generation_id=2147483648 must be an integer <= 2147483647"),
         ({"group_instance_id": ""}, "group_instance_id='' must be"),
         ({"group_instance_id": 7}, "group_instance_id=7 must be a string"),
         ({"rack_id": 3}, "rack_id=3 must be a string"),

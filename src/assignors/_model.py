@@ -14,12 +14,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise, repeat
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final, NamedTuple, Self, TypeAlias
+from typing import TYPE_CHECKING, Final, NamedTuple, Self, TypeAlias, TypeGuard
 
 from assignors._errors import InvalidSubscriptionError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
 
 __all__ = [
     "COOPERATIVE_STICKY_ASSIGNOR_NAME",
@@ -47,6 +47,9 @@ COOPERATIVE_STICKY_ASSIGNOR_NAME: Final = "cooperative-sticky"
 DEFAULT_GENERATION: Final = -1
 """The generation of a member that has none (Kafka's ``AbstractStickyAssignor.DEFAULT_GENERATION``)."""
 
+INT32_MAX: Final = 2**31 - 1
+"""The largest partition number, partition count and generation: Kafka carries them as INT32."""
+
 
 class RebalanceProtocol(enum.IntEnum):
     """Kafka's client-side rebalance protocols; a higher value is the more capable protocol."""
@@ -57,6 +60,11 @@ class RebalanceProtocol(enum.IntEnum):
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_partition_count(value: object) -> TypeGuard[int]:
+    """Whether ``value`` can be a topic's partition count: an int (not a bool) in 0..INT32_MAX."""
+    return _is_int(value) and 0 <= value <= INT32_MAX  # type: ignore[operator] # an int, checked first
 
 
 class _TopicPartitionFields(NamedTuple):
@@ -80,8 +88,8 @@ class TopicPartition(_TopicPartitionFields):
         if type(topic) is not str or not topic:
             msg = f"topic={topic!r} must be a non-empty string"
             raise InvalidSubscriptionError(msg)
-        if not _is_int(partition) or partition < 0:
-            msg = f"partition={partition!r} of topic={topic!r} must be an integer >= 0"
+        if not _is_int(partition) or not 0 <= partition <= INT32_MAX:
+            msg = f"partition={partition!r} of topic={topic!r} must be an integer in 0..{INT32_MAX} (Kafka's INT32)"
             raise InvalidSubscriptionError(msg)
         return tuple.__new__(cls, (topic, partition))
 
@@ -106,6 +114,12 @@ def _topic_partitions(topic: str, count: int, start: int = 0) -> list[TopicParti
     return list(
         map(_tuple_new, repeat(TopicPartition, size), zip(repeat(topic, size), range(start, count), strict=True))
     )
+
+
+def _partition_of_each(topics: Sequence[str], partition: int) -> list[TopicPartition]:
+    """Partition ``partition`` of every topic in ``topics``, in that order, unvalidated, in one C-level pass."""
+    size = len(topics)
+    return list(map(_tuple_new, repeat(TopicPartition, size), zip(topics, repeat(partition, size), strict=True)))
 
 
 def parse_topic_partition(text: str) -> TopicPartition:
@@ -133,6 +147,12 @@ def _as_topic_partition(item: object, field: str) -> TopicPartition:
         return TopicPartition(item[0], item[1])
     msg = f"{field} must hold TopicPartition values, got {item!r}"
     raise InvalidSubscriptionError(msg)
+
+
+def _check_generation(generation_id: int) -> None:
+    if not _is_int(generation_id) or generation_id > INT32_MAX:
+        msg = f"generation_id={generation_id!r} must be an integer <= {INT32_MAX} (Kafka's INT32; negative means none)"
+        raise InvalidSubscriptionError(msg)
 
 
 def _optional_str(value: object, field: str) -> str | None:
@@ -219,9 +239,7 @@ class Subscription:
         rack_id: str | None = None,
         group_instance_id: str | None = None,
     ) -> None:
-        if not _is_int(generation_id):
-            msg = f"generation_id={generation_id!r} must be an integer"
-            raise InvalidSubscriptionError(msg)
+        _check_generation(generation_id)
         if group_instance_id == "":
             msg = "group_instance_id='' must be a non-empty string or None"
             raise InvalidSubscriptionError(msg)
@@ -238,9 +256,7 @@ class Subscription:
 
         Cheaper than ``dataclasses.replace``: the other fields were validated already.
         """
-        if not _is_int(generation_id):
-            msg = f"generation_id={generation_id!r} must be an integer"
-            raise InvalidSubscriptionError(msg)
+        _check_generation(generation_id)
         copy = object.__new__(Subscription)
         setattr_ = object.__setattr__
         setattr_(copy, "topics", self.topics)
@@ -315,8 +331,8 @@ class Cluster:
             if type(topic) is not str or not topic:
                 msg = f"topic={topic!r} in partitions_per_topic must be a non-empty string"
                 raise InvalidSubscriptionError(msg)
-            if not _is_int(count) or count < 0:
-                msg = f"partition count {count!r} of topic={topic!r} must be an integer >= 0"
+            if not is_partition_count(count):
+                msg = f"partition count {count!r} of topic={topic!r} must be an integer in 0..{INT32_MAX} (INT32)"
                 raise InvalidSubscriptionError(msg)
             counts[topic] = int(count)
         self._partitions_per_topic: Mapping[str, int] = MappingProxyType(counts)

@@ -39,6 +39,7 @@ from assignors._group import (
     Subscribe,
     Timeline,
 )
+from assignors._model import INT32_MAX, is_partition_count
 
 __all__ = ["Scenario", "parse_scenario", "timeline_json"]
 
@@ -129,10 +130,13 @@ def _event(raw: object, where: str) -> Event:
         )
     if kind == "subscribe":
         return Subscribe(at, subject, _names(raw.get("topics"), f"{where}.topics"))
-    count = raw.get("count")
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        _fail(f"{where}.count", f"{count!r} must be an integer >= 0")
-    return AddPartitions(at, subject, count)
+    return AddPartitions(at, subject, _count(raw.get("count"), f"{where}.count"))
+
+
+def _count(value: object, where: str) -> int:
+    if not is_partition_count(value):
+        _fail(where, f"{value!r} must be an integer in 0..{INT32_MAX}")
+    return value
 
 
 def parse_scenario(data: object) -> Scenario:
@@ -151,9 +155,7 @@ def parse_scenario(data: object) -> Scenario:
         _fail("topics", "must be an object of topic name to partition count")
     partitions: dict[str, int] = {}
     for topic, count in topics.items():
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            _fail(f"topics.{topic}", f"{count!r} must be an integer >= 0")
-        partitions[_name(topic, "topics")] = count
+        partitions[_name(topic, "topics")] = _count(count, f"topics.{topic}")
     timeout = _number(data.get("session_timeout_s", 10.0), "session_timeout_s")
     if timeout <= 0:
         _fail("session_timeout_s", "must be positive")

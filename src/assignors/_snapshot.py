@@ -22,7 +22,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from assignors._errors import InvalidSubscriptionError
-from assignors._model import DEFAULT_GENERATION, Cluster, MemberId, Subscription, TopicPartition, parse_topic_partition
+from assignors._model import (
+    DEFAULT_GENERATION,
+    INT32_MAX,
+    Cluster,
+    MemberId,
+    Subscription,
+    TopicPartition,
+    is_partition_count,
+    parse_topic_partition,
+)
 
 __all__ = ["Snapshot", "parse_snapshot"]
 
@@ -67,8 +76,8 @@ def _parse_topics(value: object) -> Cluster:
                 racks[TopicPartition(topic, index)] = _list(replica_racks, f"{path}.racks[{index}]")
         else:
             count = spec
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise _fail(path, f"partition count must be an integer >= 0, got {count!r}")
+        if not is_partition_count(count):
+            raise _fail(path, f"partition count must be an integer in 0..{INT32_MAX}, got {count!r}")
         counts[topic] = count
     try:
         return Cluster(counts, partition_racks=racks)
@@ -88,14 +97,18 @@ def _parse_member(member: str, value: object, cluster: Cluster) -> Subscription:
     for index, text in enumerate(_list(spec.get("owned", []), f"{path}.owned")):
         if not isinstance(text, str):
             raise _fail(f"{path}.owned[{index}]", f"expected 'topic-partition', got {text!r}")
-        tp = parse_topic_partition(text)
+        try:
+            tp = parse_topic_partition(text)
+        except InvalidSubscriptionError as error:
+            raise _fail(f"{path}.owned[{index}]", str(error)) from None
         count = cluster.partition_count(tp.topic)
         if count is None or tp.partition >= count:
             raise _fail(f"{path}.owned[{index}]", f"partition {text!r} is not in the snapshot's topics")
         owned.append(tp)
+    topics = _list(spec["topics"], f"{path}.topics")
     try:
         return Subscription(
-            _list(spec["topics"], f"{path}.topics"),
+            topics,
             owned_partitions=owned,
             generation_id=spec.get("generation", DEFAULT_GENERATION),
             rack_id=spec.get("rack"),
