@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from random import Random
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -359,11 +361,13 @@ def test_valid_and_balanced_per_topic(group: Group) -> None:
 
 
 @given(groups(), st.randoms(use_true_random=False))
-def test_deterministic_and_order_independent(group: Group, rnd: object) -> None:
-    """Same input, same output, whatever the insertion order of members."""
-    items = list(group.subscriptions.items())
-    rnd.shuffle(items)  # type: ignore[attr-defined]
-    assert determinism_problems(RangeAssignor, group.cluster, group.subscriptions, dict(items)) == []
+def test_deterministic_and_order_independent(group: Group, rnd: Random) -> None:
+    """Same input, same output, whatever the insertion order of members, topics and partition racks."""
+    other = group.shuffled(rnd)
+    problems = determinism_problems(
+        RangeAssignor, group.cluster, group.subscriptions, other.subscriptions, reordered_cluster=other.cluster
+    )
+    assert problems == []
 
 
 @given(groups(racks=True))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from random import Random
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -146,8 +148,10 @@ def test_balanced_under_identical_subscriptions(group: Group) -> None:
 
 
 @given(groups(), st.randoms(use_true_random=False))
-def test_deterministic_and_order_independent(group: Group, rnd: object) -> None:
-    """Same input, same output, whatever the insertion order of members."""
-    items = list(group.subscriptions.items())
-    rnd.shuffle(items)  # type: ignore[attr-defined]
-    assert determinism_problems(RoundRobinAssignor, group.cluster, group.subscriptions, dict(items)) == []
+def test_deterministic_and_order_independent(group: Group, rnd: Random) -> None:
+    """Same input, same output, whatever the insertion order of members, topics and partition racks."""
+    other = group.shuffled(rnd)
+    problems = determinism_problems(
+        RoundRobinAssignor, group.cluster, group.subscriptions, other.subscriptions, reordered_cluster=other.cluster
+    )
+    assert problems == []

@@ -155,18 +155,32 @@ def determinism_problems(
     cluster: Cluster,
     subscriptions: Mapping[MemberId, Subscription],
     permuted: Mapping[MemberId, Subscription] | None = None,
+    *,
+    reordered_cluster: Cluster | None = None,
 ) -> list[str]:
-    """The same input gives the same output: on a fresh instance, again, and in another member insertion order."""
+    """The same input gives the same output: on a fresh instance, again, and in another insertion order.
+
+    Args:
+        make_assignor: a factory of fresh assignors, such as the class.
+        cluster: topic metadata.
+        subscriptions: the members.
+        permuted: the same members inserted in another order (see :meth:`Group.shuffled`).
+        reordered_cluster: the same cluster with its topics and racks inserted in another order;
+            used with ``permuted`` (or with ``subscriptions`` when that is None).
+    """
     first = make_assignor().assign(cluster, subscriptions)
     problems: list[str] = []
     again = make_assignor().assign(cluster, subscriptions)
     if again != first:
         problems.append("two fresh instances gave different assignments for the same input")
-    if permuted is not None:
-        other = make_assignor().assign(cluster, permuted)
+    if permuted is not None or reordered_cluster is not None:
+        other = make_assignor().assign(reordered_cluster or cluster, permuted or subscriptions)
         if other != first:
             changed = sorted(m for m in first if other.get(m) != first[m])
-            problems.append(f"reordering the members changed the assignment of {changed}")
+            reordered = " and ".join(
+                what for what, done in (("members", permuted), ("topics", reordered_cluster)) if done is not None
+            )
+            problems.append(f"reordering the {reordered} changed the assignment of {changed}")
     return problems
 
 

@@ -9,12 +9,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from hypothesis import strategies as st
 
 from assignors._group import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
 from assignors._model import Assignment, Cluster, MemberId, Subscription, TopicPartition
 from assignors._scenario import Scenario
+
+if TYPE_CHECKING:
+    from random import Random
 
 __all__ = ["Group", "assignments", "clusters", "event_sequences", "groups", "subscriptions", "topic_names"]
 
@@ -32,6 +36,19 @@ class Group:
     def identical(self) -> bool:
         """Whether every member subscribes to the same topics."""
         return len({s.topics for s in self.subscriptions.values()}) <= 1
+
+    def shuffled(self, rnd: Random) -> Group:
+        """The same group with its members, topics and partition racks in another insertion order.
+
+        An assignor must give this the same result (same input, same output: no dependence on
+        dict order); :func:`~assignors.testing.determinism_problems` compares the two.
+        """
+        members = list(self.subscriptions.items())
+        topics = list(self.cluster.partitions_per_topic.items())
+        racks = list(self.cluster.partition_racks.items())
+        for items in (members, topics, racks):
+            rnd.shuffle(items)
+        return Group(Cluster(dict(topics), partition_racks=dict(racks)), dict(members))
 
 
 @st.composite
