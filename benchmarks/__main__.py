@@ -1,6 +1,10 @@
 """Run every benchmark case (each in a fresh process) and rewrite benchmarks/RESULTS.md.
 
 ``python -m benchmarks [--only TEXT] [--repeat N] [--out PATH]``
+
+With ``--only``, the rows that ran replace their old versions and every other row (and
+the Spark table, unless it ran) stays as it was. The ``## Notes`` section, written by
+hand, is always kept.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import os
 import platform
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +74,8 @@ KAFKA_PYTHON = [
 ]  # fmt: skip
 
 
+SPARK_HEADING = "## Spark evaluation"
+NOTES_HEADING = "## Notes"
 SPARK_TIMEOUT_S = 900
 SPARK_TARGET_S = 180.0
 SPARK_TARGET_OVERHEAD = 1.5
@@ -112,7 +119,7 @@ def _spark_rows(figures: dict[str, Any]) -> list[str]:
     """The Spark evaluation's table (issue targets: wall time and overhead against plain Python)."""
     header = [
         "",
-        "## Spark evaluation",
+        SPARK_HEADING,
         "",
         "`python -m benchmarks.spark_eval`: `evaluate_history` with all four strategies on `local[2]` against the",
         "same replay (`replay_frame`) in one plain Python process; both read the same Parquet and write Parquet, and",
@@ -176,8 +183,51 @@ def main() -> int:
         "| section | workload | assignor | median | min-max | peak RSS | target |",
         "|---|---|---|---|---|---|---|",
     ]
-    Path(args.out).write_text("\n".join([*header, *rows, *spark, ""]), encoding="utf-8")
+    out = Path(args.out)
+    old = _Results.read(out) if args.only and out.exists() else _Results()
+    notes = _Results.read(out).notes if out.exists() else []
+    merged = _merge([*_case_keys()], old.rows, rows)
+    tables = [*header, *merged, *(spark or old.spark)]
+    out.write_text("\n".join([*tables, *notes, ""]), encoding="utf-8")
     return 0
+
+
+def _case_keys() -> list[tuple[str, str, str]]:
+    """Every row's key (section, workload, assignor) in the order the tables list them."""
+    keys = [(section, label, assignor) for section, label, _, _, assignors in CASES for assignor in assignors]
+    keys += [(section, label, f"kafka-python {assignor}") for section, label, assignor, _ in KAFKA_PYTHON]
+    return keys
+
+
+def _key(row: str) -> tuple[str, ...]:
+    return tuple(cell.strip() for cell in row.strip("|").split("|")[:3])
+
+
+def _merge(keys: list[tuple[str, str, str]], old: list[str], new: list[str]) -> list[str]:
+    """The table's rows in case order: the new version of a row where it ran, else the old one."""
+    by_key = {_key(row): row for row in old}
+    by_key.update({_key(row): row for row in new})
+    return [by_key[key] for key in keys if key in by_key]
+
+
+@dataclass
+class _Results:
+    """The parts of an existing RESULTS.md that a partial run keeps."""
+
+    rows: list[str] = field(default_factory=list)
+    spark: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, path: Path) -> _Results:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        notes_at = next((i for i, line in enumerate(lines) if line == NOTES_HEADING), len(lines))
+        spark_at = next((i for i, line in enumerate(lines) if line == SPARK_HEADING), notes_at)
+        rows = [line for line in lines[:spark_at] if line.startswith("| ") and not line.startswith("| section ")]
+        spark = ["", *lines[spark_at:notes_at]] if spark_at < notes_at else []
+        while spark and not spark[-1]:
+            spark.pop()
+        return cls(rows, spark, ["", *lines[notes_at:]] if notes_at < len(lines) else [])
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from assignors._base import AbstractPartitionAssignor, subscriber_positions
-from assignors._model import RANGE_ASSIGNOR_NAME, _topic_partitions, _tp
+from assignors._model import RANGE_ASSIGNOR_NAME, _partition_of_each, _topic_partitions, _tp
 from assignors._util import kafka_member_order
 
 if TYPE_CHECKING:
@@ -82,6 +82,12 @@ def _assign_without_racks(
     for (_, count), topics in groups.items():
         positions = subscribers[topics[0]][1]
         per_member, extra = divmod(count, len(positions))
+        if per_member + (extra > 0) == 1:
+            # Nobody takes more than one partition of a topic: the i-th subscriber takes partition i
+            # of every topic in the group, built straight into its (topic, partition) order.
+            for partition, position in zip(range(count), positions, strict=False):
+                result[order[position]].extend(_partition_of_each(topics, partition))
+            continue
         topic_lists = [_topic_partitions(topic, count) for topic in topics]
         start = 0
         for index, position in enumerate(positions):
