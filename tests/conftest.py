@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile(
     "ci",
-    max_examples=300,
+    max_examples=500,
     deadline=None,
     derandomize=True,
     print_blob=True,
