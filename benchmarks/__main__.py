@@ -184,11 +184,10 @@ def main() -> int:
         "|---|---|---|---|---|---|---|",
     ]
     out = Path(args.out)
-    old = _Results.read(out) if args.only and out.exists() else _Results()
-    notes = _Results.read(out).notes if out.exists() else []
-    merged = _merge([*_case_keys()], old.rows, rows)
-    tables = [*header, *merged, *(spark or old.spark)]
-    out.write_text("\n".join([*tables, *notes, ""]), encoding="utf-8")
+    existing = _Results.read(out) if out.exists() else _Results()
+    kept = existing if args.only else _Results(notes=existing.notes)  # a full run replaces every table
+    tables = [*header, *_merge(_case_keys(), kept.rows, rows), *(spark or kept.spark)]
+    out.write_text("\n".join([*tables, *kept.notes, ""]), encoding="utf-8")
     return 0
 
 

@@ -177,10 +177,8 @@ def determinism_problems(
         other = make_assignor().assign(reordered_cluster or cluster, permuted or subscriptions)
         if other != first:
             changed = sorted(m for m in first if other.get(m) != first[m])
-            reordered = " and ".join(
-                what for what, done in (("members", permuted), ("topics", reordered_cluster)) if done is not None
-            )
-            problems.append(f"reordering the {reordered} changed the assignment of {changed}")
+            what = "topics" if permuted is None else "members" if reordered_cluster is None else "members and topics"
+            problems.append(f"reordering the {what} changed the assignment of {changed}")
     return problems
 
 
