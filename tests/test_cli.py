@@ -167,21 +167,21 @@ def test_reports_the_librarys_assignments(group: Group) -> None:
 
 
 BAD_SNAPSHOTS: list[tuple[object, str]] = [
-    ([1, 2], "snapshot: expected an object, got list"),
+    ([1, 2], "snapshot: expected an object, got array"),
     ({"topics": {}, "members": {}, "extra": 1}, "snapshot: unknown field(s) ['extra']"),
-    ({"topics": {"t": -1}}, "topics.t: partition count must be an integer in 0..2147483647, got -1"),
-    ({"topics": {"t": 2.5}}, "topics.t: partition count must be an integer in 0..2147483647, got 2.5"),
-    ({"topics": {"t": True}}, "topics.t: partition count must be an integer in 0..2147483647, got True"),
-    ({"topics": {"t": 2**31}}, "topics.t: partition count must be an integer in 0..2147483647, got 2147483648"),
+    ({"topics": {"t": -1}}, "topics.t: expected a partition count (an integer in 0..2147483647), got -1"),
+    ({"topics": {"t": 2.5}}, "topics.t: expected a partition count (an integer in 0..2147483647), got 2.5"),
+    ({"topics": {"t": True}}, "topics.t: expected a partition count (an integer in 0..2147483647), got True"),
+    ({"topics": {"t": 2**31}}, "topics.t: expected a partition count (an integer in 0..2147483647), got 2147483648"),
     ({"topics": {"t": {"count": 2}}}, "topics.t: unknown field(s) ['count']"),
-    ({"topics": {"t": {"partitions": 2, "racks": ["a", "b"]}}}, "topics.t.racks[0]: expected a list, got str"),
+    ({"topics": {"t": {"partitions": 2, "racks": ["a", "b"]}}}, "topics.t.racks[0]: expected an array, got string"),
     ({"topics": {"t": {"partitions": 1, "racks": [["a"], ["b"]]}}}, "names partition 't-1', but topic='t' has 1"),
     ({"topics": {"t": {"partitions": 1, "racks": [[7]]}}}, "rack 7 of partition 't-0' must be a string"),
-    ({"topics": {"": 1}}, "topic='' in partitions_per_topic must be a non-empty string"),
-    ({"members": []}, "members: expected an object, got list"),
-    ({"members": {"m": []}}, "members.m: expected an object, got list"),
+    ({"topics": {"": 1}}, "topics: expected a non-empty string, got ''"),
+    ({"members": []}, "members: expected an object, got array"),
+    ({"members": {"m": []}}, "members.m: expected an object, got array"),
     ({"members": {"m": {}}}, "members.m: missing field 'topics'"),
-    ({"members": {"m": {"topics": "t"}}}, "members.m.topics: expected a list, got str"),
+    ({"members": {"m": {"topics": "t"}}}, "members.m.topics: expected an array, got string"),
     ({"members": {"m": {"topics": [1]}}}, "members.m: topics must be non-empty strings, got 1"),
     ({"members": {"m": {"topics": [], "owner": []}}}, "members.m: unknown field(s) ['owner']"),
     ({"topics": {"t": 2}, "members": {"m": {"topics": ["t"], "owned": ["t-5"]}}},
@@ -196,7 +196,9 @@ BAD_SNAPSHOTS: list[tuple[object, str]] = [
     ({"members": {"m": {"topics": [], "generation": 2**31}}}, "members.m: generation_id=2147483648 must be an integer"),
     ({"members": {"m": {"topics": [], "rack": 5}}}, "members.m: rack_id=5 must be a string or None"),
     ({"members": {"m": {"topics": [], "group_instance_id": ""}}}, "members.m: group_instance_id='' must be"),
-    ({"members": {"": {"topics": []}}}, "member id '' must be a non-empty string"),
+    ({"members": {"": {"topics": []}}}, "members: expected a non-empty string, got ''"),
+    # an empty topic key is named before any of its partitions is built from the racks
+    ({"topics": {"": {"partitions": 1, "racks": [["a"]]}}}, "topics: expected a non-empty string, got ''"),
 ]  # fmt: skip
 
 

@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assignors import Assignment, Cluster, Subscription, TopicPartition, get_assignor, parse_topic_partition
+from assignors import (
+    Assignment,
+    Cluster,
+    ConsumerPartitionAssignor,
+    Subscription,
+    TopicPartition,
+    get_assignor,
+    parse_topic_partition,
+)
 from spark_udfs import MemberRow, TopicHistory, replay_group
 from spark_udfs.replay import OUTPUT_COLUMNS, replay_frame, rows_to_frame
 
@@ -154,11 +162,19 @@ def histories(draw: st.DrawFn) -> list[Plain]:
 
 
 def _direct(name: str, rows: list[Plain]) -> list[dict[str, tuple[TopicPartition, ...]]]:
-    """Each snapshot's assignment, calling the assignor directly with what each member owned."""
+    """Each snapshot's assignment, written out as a real group runs it, member by member.
+
+    Every member has its own assignor instance, told its assignment after each round
+    (``on_assignment``) and asked for its user data before the next. EAGER members report
+    nothing owned (they revoked everything before joining): a sticky member's memory is its
+    user data. COOPERATIVE members report what they still own and rejoin until nothing moves.
+    """
     cluster = Cluster(COUNTS)
-    assignor = get_assignor(name)
+    leader_side = get_assignor(name)
     cooperative = name == "cooperative-sticky"
+    instances: dict[str, ConsumerPartitionAssignor] = {}
     owned: dict[str, tuple[TopicPartition, ...]] = {}
+    generations: dict[str, int] = {}
     generation = -1
     previous_key: object = None
     results = []
@@ -166,13 +182,20 @@ def _direct(name: str, rows: list[Plain]) -> list[dict[str, tuple[TopicPartition
         members = {member: topics for when, member, topics in rows if when == ts}
         key = sorted(members.items())
         if key != previous_key:
-            holding = {m: tuple(tp for tp in owned.get(m, ()) if not cooperative or tp.topic in t)
+            for m in members:
+                if m not in owned:  # a new consumer process: no memory
+                    instances[m] = get_assignor(name)
+            holding = {m: tuple(tp for tp in owned.get(m, ()) if cooperative and tp.topic in t)
                        for m, t in members.items()}  # fmt: skip
             while True:
-                subs = {m: Subscription(t, owned_partitions=holding[m], generation_id=generation)
+                subs = {m: Subscription(t, user_data=instances[m].subscription_user_data(t),
+                                        owned_partitions=holding[m], generation_id=generations.get(m, -1))
                         for m, t in members.items()}  # fmt: skip
-                result: dict[str, Assignment] = assignor.assign(cluster, subs)
+                result: dict[str, Assignment] = leader_side.assign(cluster, subs)
                 generation = max(generation, 0) + 1
+                for m in members:
+                    instances[m].on_assignment(result[m], generation)
+                    generations[m] = generation
                 lost = any(set(holding[m]) - set(result[m].partitions) for m in members)
                 holding = {m: result[m].partitions for m in members}
                 if not cooperative or not lost:

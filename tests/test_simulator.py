@@ -15,6 +15,7 @@ from assignors import (
     InvalidSubscriptionError,
     RangeAssignor,
     RebalanceProtocol,
+    ScenarioError,
     TopicPartition,
 )
 from assignors.cli import main
@@ -365,21 +366,36 @@ def test_simulator_refuses_impossible_events_without_changing_anything() -> None
 
 
 @pytest.mark.parametrize(
-    ("scenario", "message"),
+    ("scenario", "path", "message"),
     [
-        ([], "scenario: must be a JSON object"),
-        ({"topics": {"t": 1}, "events": [{"at": 0, "join": "a"}]}, "events\\[0\\].topics: None must be a list"),
-        ({"topics": {"t": -1}, "events": []}, "topics.t: -1 must be an integer in 0..2147483647"),
-        ({"topics": {}, "events": [{"at": 0, "leave": "a", "crash": "a"}]}, "events\\[0\\]: needs exactly one of"),
-        ({"topics": {}, "events": [{"at": -1, "leave": "a"}]}, "events\\[0\\].at: -1 must be a number >= 0"),
-        ({"topics": {}, "events": [{"at": 0, "leave": "a", "x": 1}]}, "unknown field\\(s\\) \\['x'\\] for leave"),
-        ({"topics": {}, "events": [], "session_timeout_s": 0}, "session_timeout_s: must be positive"),
+        ([], "scenario", "scenario: expected an object, got array"),
+        ({"topics": {"t": 1}}, "scenario", "scenario: missing field 'events'"),
+        (
+            {"topics": {"t": 1}, "events": [{"at": 0, "join": "a"}]},
+            "events[0].topics",
+            "events\\[0\\].topics: expected an array, got null",
+        ),
+        (
+            {"topics": {"t": -1}, "events": []},
+            "topics.t",
+            "topics.t: expected a partition count \\(an integer in 0..2147483647\\), got -1",
+        ),
+        ({"topics": {}, "events": [{"at": 0, "leave": "a", "crash": "a"}]}, "events[0]", "needs exactly one of"),
+        ({"topics": {}, "events": [{"at": -1, "leave": "a"}]}, "events[0].at", "expected a number >= 0, got -1"),
+        ({"topics": {}, "events": [{"at": 0, "leave": "a", "x": 1}]}, "events[0]", "unknown field\\(s\\) \\['x'\\]"),
+        (
+            {"topics": {}, "events": [], "session_timeout_s": 0},
+            "session_timeout_s",
+            "session_timeout_s: must be positive",
+        ),
     ],
 )
-def test_bad_scenarios_name_the_field(scenario: object, message: str) -> None:
-    """Scenario JSON errors name the field, e.g. events[0].topics."""
-    with pytest.raises(InvalidSubscriptionError, match=message):
+def test_bad_scenarios_name_the_field(scenario: object, path: str, message: str) -> None:
+    """Scenario JSON errors are ScenarioErrors that name the field, e.g. events[0].topics."""
+    with pytest.raises(ScenarioError, match=message) as caught:
         parse_scenario(scenario)
+    assert caught.value.path == path
+    assert isinstance(caught.value, InvalidSubscriptionError)  # the name callers caught before
 
 
 def test_simulate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

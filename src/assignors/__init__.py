@@ -7,13 +7,20 @@ The public API: the domain model (:class:`TopicPartition`, :class:`Subscription`
 :mod:`assignors.metrics`.
 """
 
+from importlib import metadata as _metadata
+
 from assignors._errors import (
     AssignorError,
+    ConfigurationError,
     CooperativeViolationError,
+    EncodingError,
     InconsistentGroupProtocolError,
     InvalidSubscriptionError,
     ProtocolError,
+    ScenarioError,
+    SimulationError,
     UnknownAssignorError,
+    UsageError,
 )
 from assignors._interface import ConsumerPartitionAssignor
 from assignors._model import (
@@ -45,9 +52,11 @@ __all__ = [
     "Assignment",
     "AssignorError",
     "Cluster",
+    "ConfigurationError",
     "ConsumerPartitionAssignor",
     "CooperativeStickyAssignor",
     "CooperativeViolationError",
+    "EncodingError",
     "InconsistentGroupProtocolError",
     "InvalidSubscriptionError",
     "MemberId",
@@ -55,14 +64,20 @@ __all__ = [
     "RangeAssignor",
     "RebalanceProtocol",
     "RoundRobinAssignor",
+    "ScenarioError",
+    "SimulationError",
     "StickyAssignor",
     "Subscription",
     "Topic",
     "TopicPartition",
     "UnknownAssignorError",
+    "UsageError",
     "assignor_names",
     "get_assignor",
     "parse_topic_partition",
 ]
 
-__version__ = "0.1.0"
+try:
+    __version__ = _metadata.version("assignors")
+except _metadata.PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"

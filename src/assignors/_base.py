@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from assignors._model import MemberId, Topic, TopicPartition
 
-logger = logging.getLogger("assignors")
+logger = logging.getLogger(__name__)
 
 
 def validate_group(cluster: object, subscriptions: object) -> dict[Topic, int]:

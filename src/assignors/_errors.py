@@ -7,21 +7,34 @@ builtin they refine, so code that already catches ``ValueError`` or
 
     AssignorError
     ├── InvalidSubscriptionError (ValueError)   bad input to an assignor: cluster, member, subscription
+    │   ├── ConfigurationError                  a consumer's or an adapter's configuration (assignors, protocol)
+    │   ├── EncodingError                       a value that does not fit Kafka's wire format (e.g. INT32)
+    │   ├── ScenarioError                       a simulator scenario or snapshot document (JSON) that is not valid
+    │   └── SimulationError                     an event the simulated group cannot apply (unknown member, time)
     ├── UnknownAssignorError (LookupError)      no assignor with that name
     ├── ProtocolError (ValueError)              bytes that do not decode as Kafka's wire format
     ├── InconsistentGroupProtocolError (ValueError)  members that share no assignor
-    └── CooperativeViolationError               a cooperative assignment that moves a partition in one round
+    ├── CooperativeViolationError               a cooperative assignment that moves a partition in one round
+    └── UsageError (ValueError)                 a command-line invocation that cannot run (bad file, option)
+
+The subclasses of :class:`InvalidSubscriptionError` keep that name working for code written
+before they existed.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "AssignorError",
+    "ConfigurationError",
     "CooperativeViolationError",
+    "EncodingError",
     "InconsistentGroupProtocolError",
     "InvalidSubscriptionError",
     "ProtocolError",
+    "ScenarioError",
+    "SimulationError",
     "UnknownAssignorError",
+    "UsageError",
 ]
 
 
@@ -34,6 +47,38 @@ class InvalidSubscriptionError(AssignorError, ValueError):
 
     The message names the member, topic or field and the offending value.
     """
+
+
+class ConfigurationError(InvalidSubscriptionError):
+    """A consumer's or a client adapter's configuration cannot work: no assignor, no protocol in
+    common, a protocol the assignor does not support, a name listed twice."""
+
+
+class EncodingError(InvalidSubscriptionError):
+    """A value does not fit Kafka's wire format (a string or array longer than its length field, an
+    INT32 out of range); the message names the field."""
+
+
+class ScenarioError(InvalidSubscriptionError):
+    """A JSON document (a simulator scenario, an ``assignors assign`` snapshot) is not valid.
+
+    Attributes:
+        path: where in the document, e.g. ``events[2].topics`` (empty: the whole document).
+    """
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class SimulationError(InvalidSubscriptionError):
+    """An event the simulated group cannot apply: an unknown or duplicate member, a time before the
+    simulator's clock, a topic that shrinks."""
+
+
+class UsageError(AssignorError, ValueError):
+    """A command-line invocation that cannot run: a missing or unreadable file, a bad option value.
+    The ``assignors`` command prints its message as one line and exits with status 2."""
 
 
 class UnknownAssignorError(AssignorError, LookupError):

@@ -103,12 +103,12 @@ _tuple_new = tuple.__new__
 _NO_RACKS: frozenset[str] = frozenset()
 
 
-def _tp(topic: str, partition: int) -> TopicPartition:
+def unchecked_tp(topic: str, partition: int) -> TopicPartition:
     """Build a TopicPartition without validation (arguments already checked)."""
     return _tuple_new(TopicPartition, (topic, partition))
 
 
-def _topic_partitions(topic: str, count: int, start: int = 0) -> list[TopicPartition]:
+def topic_partitions(topic: str, count: int, start: int = 0) -> list[TopicPartition]:
     """Partitions ``start..count-1`` of ``topic``, built without validation in one C-level pass."""
     size = count - start
     return list(
@@ -116,7 +116,7 @@ def _topic_partitions(topic: str, count: int, start: int = 0) -> list[TopicParti
     )
 
 
-def _partition_of_each(topics: Sequence[str], partition: int) -> list[TopicPartition]:
+def partition_of_each(topics: Sequence[str], partition: int) -> list[TopicPartition]:
     """Partition ``partition`` of every topic in ``topics``, in that order, unvalidated, in one C-level pass."""
     size = len(topics)
     return list(map(_tuple_new, repeat(TopicPartition, size), zip(topics, repeat(partition, size), strict=True)))
@@ -391,7 +391,7 @@ class Cluster:
 
     def partitions(self, topic: str) -> Iterator[TopicPartition]:
         """The partitions of ``topic`` in partition order (none when it has no metadata)."""
-        return (_tp(topic, p) for p in range(self._partitions_per_topic.get(topic, 0)))
+        return (unchecked_tp(topic, p) for p in range(self._partitions_per_topic.get(topic, 0)))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Cluster):
@@ -407,3 +407,9 @@ class Cluster:
     def __repr__(self) -> str:
         racks = f", partition_racks={dict(self._partition_racks)!r}" if self._partition_racks else ""
         return f"Cluster({dict(self._partitions_per_topic)!r}{racks})"
+
+
+# Old private spellings, kept while the sticky core moves to the public ones above.
+_tp = unchecked_tp
+_topic_partitions = topic_partitions
+_partition_of_each = partition_of_each

@@ -8,7 +8,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from assignors._base import AbstractPartitionAssignor, subscriber_positions
-from assignors._model import RANGE_ASSIGNOR_NAME, _partition_of_each, _topic_partitions, _tp
+from assignors._model import RANGE_ASSIGNOR_NAME, partition_of_each, topic_partitions, unchecked_tp
 from assignors._util import kafka_member_order
 
 if TYPE_CHECKING:
@@ -86,9 +86,9 @@ def _assign_without_racks(
             # Nobody takes more than one partition of a topic: the i-th subscriber takes partition i
             # of every topic in the group, built straight into its (topic, partition) order.
             for partition, position in zip(range(count), positions, strict=False):
-                result[order[position]].extend(_partition_of_each(topics, partition))
+                result[order[position]].extend(partition_of_each(topics, partition))
             continue
-        topic_lists = [_topic_partitions(topic, count) for topic in topics]
+        topic_lists = [topic_partitions(topic, count) for topic in topics]
         start = 0
         for index, position in enumerate(positions):
             size = per_member + 1 if index < extra else per_member
@@ -130,7 +130,7 @@ class _TopicState:
         subscriptions: Mapping[MemberId, Subscription],
     ) -> _TopicState:
         consumer_racks = {member: subscriptions[member].rack_id for member in consumers}
-        partition_racks = [cluster.racks_of(_tp(topic, p)) for p in range(count)]
+        partition_racks = [cluster.racks_of(unchecked_tp(topic, p)) for p in range(count)]
         all_racks = frozenset().union(*partition_racks)
         known_consumer_racks = {rack for rack in consumer_racks.values() if rack is not None}
         # Kafka's useRackAwareAssignment: some consumer rack hosts a replica, and not
@@ -166,7 +166,7 @@ class _TopicState:
         target = result[member]
         for partition in partitions:
             del unassigned[partition]
-            target.append(_tp(topic, partition))
+            target.append(unchecked_tp(topic, partition))
 
 
 def _assign_ranges(

@@ -1,67 +1,63 @@
-"""EAGER and COOPERATIVE rebalance handling around any assignor.
+"""The rules of Kafka's classic group protocol around any assignor, as pure functions.
 
-:func:`rebalance` runs one group rebalance the way the members and the leader of a Kafka
-consumer group do it: under EAGER every member gives up all it owns before joining and
-one round assigns everything; under COOPERATIVE members keep what they own, the leader's
-assignment may withhold partitions that change owner, members revoke what they lost and
-rejoin, and rounds repeat until nothing is revoked.
+- the coordinator's side: :func:`select_assignor` (the vote among the members' preferences);
+- a consumer's side: :func:`choose_protocol` / :func:`preferred_protocol` (EAGER or
+  COOPERATIVE, from its assignors), :func:`revoke_before_join` (``onJoinPrepare``) and
+  :func:`receive_assignment` (``onJoinComplete``);
+- the leader's check of a user's cooperative assignor, :func:`validate_cooperative_assignment`.
 
->>> from assignors import Cluster, CooperativeStickyAssignor, Subscription, TopicPartition as TP
->>> subs = {m: Subscription(["t"]) for m in ("a", "b")}
->>> owned = {"a": [TP("t", 0), TP("t", 1), TP("t", 2), TP("t", 3)]}
->>> result = rebalance(CooperativeStickyAssignor(), Cluster({"t": 4}), subs, owned, generation=1)
->>> len(result.rounds), result.generation
-(2, 3)
->>> [(r.revoked["a"], r.added["b"]) for r in result.rounds]  # doctest: +NORMALIZE_WHITESPACE
-[((TopicPartition(topic='t', partition=2), TopicPartition(topic='t', partition=3)), ()),
- ((), (TopicPartition(topic='t', partition=2), TopicPartition(topic='t', partition=3)))]
+The round engine that applies them is :mod:`assignors._rounds`.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assignors._errors import (
-    AssignorError,
-    CooperativeViolationError,
-    InconsistentGroupProtocolError,
-    InvalidSubscriptionError,
+from assignors._errors import ConfigurationError, CooperativeViolationError, InconsistentGroupProtocolError
+from assignors._model import (
+    COOPERATIVE_STICKY_ASSIGNOR_NAME,
+    RANGE_ASSIGNOR_NAME,
+    ROUNDROBIN_ASSIGNOR_NAME,
+    STICKY_ASSIGNOR_NAME,
+    Assignment,
+    RebalanceProtocol,
 )
-from assignors._model import DEFAULT_GENERATION, Assignment, RebalanceProtocol
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from assignors._interface import ConsumerPartitionAssignor
-    from assignors._model import Cluster, MemberId, Subscription, TopicPartition
+    from assignors._model import MemberId, TopicPartition
 
 __all__ = [
     "BROKER_TIE_ORDER",
     "MemberUpdate",
-    "RebalanceResult",
-    "Round",
     "choose_protocol",
-    "rebalance",
+    "diff",
+    "preferred_protocol",
     "receive_assignment",
     "revoke_before_join",
     "select_assignor",
     "validate_cooperative_assignment",
 ]
 
-_BUILT_IN = frozenset({"range", "roundrobin", "sticky", "cooperative-sticky"})
-
-BROKER_TIE_ORDER: tuple[str, ...] = ("sticky", "range", "roundrobin", "cooperative-sticky")
-"""How a Kafka broker breaks a tie between built-in names (its HashMap order, reference section 11)."""
+BROKER_TIE_ORDER: tuple[str, ...] = (
+    STICKY_ASSIGNOR_NAME,
+    RANGE_ASSIGNOR_NAME,
+    ROUNDROBIN_ASSIGNOR_NAME,
+    COOPERATIVE_STICKY_ASSIGNOR_NAME,
+)
+"""How a Kafka broker breaks a tie between the built-in names in ``GroupMetadata.selectProtocol``
+(the iteration order of its hash map of votes)."""
 
 
 def choose_protocol(assignors: Iterable[ConsumerPartitionAssignor]) -> RebalanceProtocol:
     """The protocol of a consumer configured with ``assignors``: the highest that all of them support.
 
     Raises:
-        InvalidSubscriptionError: no assignors, or no protocol they all support.
+        ConfigurationError: no assignors, or no protocol they all support.
 
     >>> from assignors import CooperativeStickyAssignor, RangeAssignor
     >>> choose_protocol([CooperativeStickyAssignor()]).name
@@ -77,11 +73,21 @@ def choose_protocol(assignors: Iterable[ConsumerPartitionAssignor]) -> Rebalance
         common = supported if common is None else common & supported
     if common is None:
         msg = "a consumer needs at least one assignor"
-        raise InvalidSubscriptionError(msg)
+        raise ConfigurationError(msg)
     if not common:
         msg = f"assignors {names} support no rebalance protocol in common"
-        raise InvalidSubscriptionError(msg)
+        raise ConfigurationError(msg)
     return max(common)
+
+
+def preferred_protocol(assignor: ConsumerPartitionAssignor) -> RebalanceProtocol:
+    """The protocol a consumer configured with ``assignor`` alone uses: the highest it supports.
+
+    >>> from assignors import CooperativeStickyAssignor, StickyAssignor
+    >>> preferred_protocol(CooperativeStickyAssignor()).name, preferred_protocol(StickyAssignor()).name
+    ('COOPERATIVE', 'EAGER')
+    """
+    return choose_protocol([assignor])
 
 
 def select_assignor(preferences: Mapping[MemberId, Sequence[str]]) -> str:
@@ -178,7 +184,7 @@ def receive_assignment(
     ((TopicPartition(topic='t', partition=1),), (), True)
     """
     assigned = assignment.partitions if isinstance(assignment, Assignment) else tuple(assignment)
-    revoked, added = _diff(tuple(owned), assigned)
+    revoked, added = diff(tuple(owned), assigned)
     subscribed = set(topics)
     mismatch = any(tp.topic not in subscribed for tp in assigned)
     rejoin = mismatch or (protocol is RebalanceProtocol.COOPERATIVE and bool(revoked))
@@ -205,141 +211,7 @@ def validate_cooperative_assignment(
                 raise CooperativeViolationError(msg, partition=str(tp), previous_owner=previous, new_owner=member)
 
 
-@dataclass(frozen=True, slots=True)
-class Round:
-    """One JoinGroup/SyncGroup round of a rebalance.
-
-    Attributes:
-        generation: the generation this round created.
-        assignment: what the leader assigned, per member.
-        revoked: per member, what it gave up in this round (EAGER: before joining, all it
-            owned; COOPERATIVE: after the assignment, what it owned and was not assigned).
-        added: per member, what it gained.
-        assign_seconds: time spent in the assignor's ``assign``.
-    """
-
-    generation: int
-    assignment: dict[MemberId, Assignment]
-    revoked: dict[MemberId, tuple[TopicPartition, ...]]
-    added: dict[MemberId, tuple[TopicPartition, ...]]
-    assign_seconds: float
-
-    @property
-    def revoked_count(self) -> int:
-        return sum(len(p) for p in self.revoked.values())
-
-
-@dataclass(frozen=True, slots=True)
-class RebalanceResult:
-    """The rounds of one rebalance and where it ended."""
-
-    protocol: RebalanceProtocol
-    rounds: tuple[Round, ...]
-
-    @property
-    def generation(self) -> int:
-        return self.rounds[-1].generation
-
-    @property
-    def assignment(self) -> dict[MemberId, Assignment]:
-        return self.rounds[-1].assignment
-
-    @property
-    def assign_seconds(self) -> float:
-        return sum(r.assign_seconds for r in self.rounds)
-
-
-def rebalance(  # noqa: PLR0913 - keyword-only knobs
-    assignor: ConsumerPartitionAssignor,
-    cluster: Cluster,
-    subscriptions: Mapping[MemberId, Subscription],
-    owned: Mapping[MemberId, Sequence[TopicPartition]],
-    *,
-    generation: int,
-    protocol: RebalanceProtocol | None = None,
-    max_rounds: int = 10,
-) -> RebalanceResult:
-    """Run one rebalance of a group with ``assignor`` until it settles.
-
-    Args:
-        assignor: the group's selected assignor (the leader's instance).
-        cluster: topic metadata.
-        subscriptions: each member's subscription (topics, rack, instance id, user data);
-            its ``owned_partitions`` and ``generation_id`` are replaced by the ones below,
-            as each member reports them.
-        owned: what each member owned before the rebalance (absent: nothing).
-        generation: the group's current generation (-1 for a new group); every round
-            creates the next one.
-        protocol: EAGER or COOPERATIVE; by default the assignor's preferred one.
-        max_rounds: a COOPERATIVE rebalance that still revokes after this many rounds
-            raises (a broken assignor would otherwise loop).
-
-    Raises:
-        AssignorError: from the assignor; ``CooperativeViolationError`` when an assignor
-            that is not built in hands over a partition another member still owns.
-    """
-    chosen = protocol if protocol is not None else choose_protocol([assignor])
-    if chosen not in assignor.supported_protocols:
-        msg = f"assignor {assignor.name!r} does not support the {chosen.name} protocol"
-        raise InvalidSubscriptionError(msg)
-    holding: dict[MemberId, tuple[TopicPartition, ...]] = {}
-    for member, subscription in subscriptions.items():
-        had = tuple(owned.get(member, ()))
-        if chosen is RebalanceProtocol.COOPERATIVE and had:
-            topics = set(subscription.topics)
-            had = tuple(tp for tp in had if tp.topic in topics)  # revoked before joining
-        holding[member] = had
-    rounds: list[Round] = []
-    check = chosen is RebalanceProtocol.COOPERATIVE and assignor.name not in _BUILT_IN
-    while True:
-        reported = generation if generation >= 0 else DEFAULT_GENERATION
-        joined = {m: s._rejoined(holding[m], reported) for m, s in subscriptions.items()}  # noqa: SLF001
-        start = time.perf_counter()
-        assignment = assignor.assign(cluster, joined)
-        elapsed = time.perf_counter() - start
-        generation = max(generation, 0) + 1
-        if check:
-            validate_cooperative_assignment(holding, assignment)
-        revoked, added = _changes(chosen, holding, owned, assignment, first=not rounds)
-        rounds.append(Round(generation, assignment, revoked, added, elapsed))
-        if chosen is RebalanceProtocol.EAGER or not any(revoked.values()):
-            return RebalanceResult(chosen, tuple(rounds))
-        if len(rounds) >= max_rounds:
-            msg = f"assignor {assignor.name!r} still revokes partitions after {max_rounds} cooperative rounds"
-            raise AssignorError(msg)
-        holding = {m: assignment[m].partitions for m in subscriptions}
-
-
-def _changes(
-    protocol: RebalanceProtocol,
-    holding: Mapping[MemberId, tuple[TopicPartition, ...]],
-    owned_before: Mapping[MemberId, Sequence[TopicPartition]],
-    assignment: Mapping[MemberId, Assignment],
-    *,
-    first: bool,
-) -> tuple[dict[MemberId, tuple[TopicPartition, ...]], dict[MemberId, tuple[TopicPartition, ...]]]:
-    """What each member revoked and gained in one round."""
-    revoked: dict[MemberId, tuple[TopicPartition, ...]] = {}
-    added: dict[MemberId, tuple[TopicPartition, ...]] = {}
-    for member, result in assignment.items():
-        now = result.partitions
-        if protocol is RebalanceProtocol.EAGER:
-            revoked[member] = tuple(owned_before.get(member, ()))
-            added[member] = now
-            continue
-        had = holding.get(member, ())
-        if first:  # partitions of topics it stopped subscribing to went before joining
-            before = tuple(owned_before.get(member, ()))
-            dropped = set(before) - set(had)
-        else:
-            dropped = set()
-        lost, gained = _diff(had, now)
-        revoked[member] = lost + tuple(sorted(dropped))
-        added[member] = gained
-    return revoked, added
-
-
-def _diff(
+def diff(
     had: tuple[TopicPartition, ...], now: tuple[TopicPartition, ...]
 ) -> tuple[tuple[TopicPartition, ...], tuple[TopicPartition, ...]]:
     """What a member loses (``had - now``) and gains (``now - had``), each in its own order."""

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from assignors._interface import ConsumerPartitionAssignor
 
-__all__ = ["assignor_names", "get_assignor"]
+__all__ = ["assignor_names", "get_assignor", "is_built_in"]
 
 _FACTORIES: dict[str, Callable[[], ConsumerPartitionAssignor]] = {
     RangeAssignor.name: RangeAssignor,
@@ -22,6 +22,24 @@ _FACTORIES: dict[str, Callable[[], ConsumerPartitionAssignor]] = {
     StickyAssignor.name: StickyAssignor,
     CooperativeStickyAssignor.name: CooperativeStickyAssignor,
 }
+
+
+_BUILT_IN_TYPES = frozenset(_FACTORIES.values())
+
+
+def is_built_in(assignor: object) -> bool:
+    """Whether ``assignor`` is an instance of one of this library's own assignor classes.
+
+    Decided by type, never by name: a user's class called ``"sticky"`` is not built in (nor is a
+    subclass of a built-in, which may override ``assign``), so its cooperative assignments are
+    validated.
+
+    >>> from assignors import CooperativeStickyAssignor
+    >>> class Mine(CooperativeStickyAssignor): ...
+    >>> is_built_in(CooperativeStickyAssignor()), is_built_in(Mine())
+    (True, False)
+    """
+    return type(assignor) in _BUILT_IN_TYPES
 
 
 def get_assignor(name: str) -> ConsumerPartitionAssignor:

@@ -6,7 +6,7 @@ from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from assignors._base import AbstractPartitionAssignor, subscriber_positions
-from assignors._model import ROUNDROBIN_ASSIGNOR_NAME, _topic_partitions
+from assignors._model import ROUNDROBIN_ASSIGNOR_NAME, topic_partitions
 from assignors._util import java_sorted, kafka_member_order
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ class RoundRobinAssignor(AbstractPartitionAssignor):
                 cursor = _deal(segment, segment_positions, cursor, lists)
                 segment = []
             segment_positions = positions
-            segment.extend(_topic_partitions(topic, partitions_per_topic[topic]))
+            segment.extend(topic_partitions(topic, partitions_per_topic[topic]))
         if segment:
             _deal(segment, segment_positions, cursor, lists)
         return {member: lists[position] for position, member in enumerate(order)}

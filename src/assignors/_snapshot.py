@@ -19,19 +19,10 @@ optional. Errors name the JSON path of the offending field.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from assignors._errors import InvalidSubscriptionError
-from assignors._model import (
-    DEFAULT_GENERATION,
-    INT32_MAX,
-    Cluster,
-    MemberId,
-    Subscription,
-    TopicPartition,
-    is_partition_count,
-    parse_topic_partition,
-)
+from assignors._json_input import as_list, as_object, check_fields, fail, name, partition_count
+from assignors._model import DEFAULT_GENERATION, Cluster, MemberId, Subscription, TopicPartition, parse_topic_partition
 
 __all__ = ["Snapshot", "parse_snapshot"]
 
@@ -46,66 +37,43 @@ class Snapshot:
     subscriptions: dict[MemberId, Subscription]
 
 
-def _fail(path: str, message: str) -> InvalidSubscriptionError:
-    return InvalidSubscriptionError(f"{path}: {message}")
-
-
-def _object(value: object, path: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _fail(path, f"expected an object, got {type(value).__name__}")
-    return value
-
-
-def _list(value: object, path: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise _fail(path, f"expected a list, got {type(value).__name__}")
-    return value
-
-
 def _parse_topics(value: object) -> Cluster:
     counts: dict[str, int] = {}
     racks: dict[TopicPartition, list[str]] = {}
-    for topic, spec in _object(value, "topics").items():
+    for topic, spec in as_object(value, "topics").items():
         path = f"topics.{topic}"
+        name(topic, "topics")  # before a partition of it is built
+        count = spec
         if isinstance(spec, dict):
-            unknown = set(spec) - {"partitions", "racks"}
-            if unknown:
-                raise _fail(path, f"unknown field(s) {sorted(unknown)}; expected 'partitions' and optional 'racks'")
-            count = spec.get("partitions")
-            for index, replica_racks in enumerate(_list(spec.get("racks", []), f"{path}.racks")):
-                racks[TopicPartition(topic, index)] = _list(replica_racks, f"{path}.racks[{index}]")
-        else:
-            count = spec
-        if not is_partition_count(count):
-            raise _fail(path, f"partition count must be an integer in 0..{INT32_MAX}, got {count!r}")
-        counts[topic] = count
+            check_fields(spec, path, allowed=("partitions", "racks"), required=("partitions",))
+            count = spec["partitions"]
+            for index, replica_racks in enumerate(as_list(spec.get("racks", []), f"{path}.racks")):
+                racks[TopicPartition(topic, index)] = as_list(replica_racks, f"{path}.racks[{index}]")
+        counts[topic] = partition_count(count, path)
     try:
         return Cluster(counts, partition_racks=racks)
     except InvalidSubscriptionError as error:
-        raise _fail("topics", str(error)) from None
+        fail("topics", str(error))
 
 
 def _parse_member(member: str, value: object, cluster: Cluster) -> Subscription:
     path = f"members.{member}"
-    spec = _object(value, path)
-    unknown = set(spec) - _MEMBER_FIELDS
-    if unknown:
-        raise _fail(path, f"unknown field(s) {sorted(unknown)}; expected {sorted(_MEMBER_FIELDS)}")
-    if "topics" not in spec:
-        raise _fail(path, "missing field 'topics'")
+    spec = as_object(value, path)
+    check_fields(spec, path, allowed=_MEMBER_FIELDS, required=("topics",))
     owned: list[TopicPartition] = []
-    for index, text in enumerate(_list(spec.get("owned", []), f"{path}.owned")):
+    for index, text in enumerate(as_list(spec.get("owned", []), f"{path}.owned")):
+        where = f"{path}.owned[{index}]"
         if not isinstance(text, str):
-            raise _fail(f"{path}.owned[{index}]", f"expected 'topic-partition', got {text!r}")
+            fail(where, f"expected 'topic-partition', got {text!r}")
         try:
             tp = parse_topic_partition(text)
         except InvalidSubscriptionError as error:
-            raise _fail(f"{path}.owned[{index}]", str(error)) from None
+            fail(where, str(error))
         count = cluster.partition_count(tp.topic)
         if count is None or tp.partition >= count:
-            raise _fail(f"{path}.owned[{index}]", f"partition {text!r} is not in the snapshot's topics")
+            fail(where, f"partition {text!r} is not in the snapshot's topics")
         owned.append(tp)
-    topics = _list(spec["topics"], f"{path}.topics")
+    topics = as_list(spec["topics"], f"{path}.topics")
     try:
         return Subscription(
             topics,
@@ -115,20 +83,18 @@ def _parse_member(member: str, value: object, cluster: Cluster) -> Subscription:
             group_instance_id=spec.get("group_instance_id"),
         )
     except InvalidSubscriptionError as error:
-        raise _fail(path, str(error)) from None
+        fail(path, str(error))
 
 
 def parse_snapshot(data: object) -> Snapshot:
     """Build a Snapshot from decoded JSON.
 
     Raises:
-        InvalidSubscriptionError: a field is missing or malformed; the message starts with its JSON path.
+        ScenarioError: a field is missing or malformed; the message starts with its JSON path.
     """
-    root = _object(data, "snapshot")
-    unknown = set(root) - {"topics", "members"}
-    if unknown:
-        raise _fail("snapshot", f"unknown field(s) {sorted(unknown)}; expected 'topics' and 'members'")
+    root = as_object(data, "snapshot")
+    check_fields(root, "snapshot", allowed=("topics", "members"))
     cluster = _parse_topics(root.get("topics", {}))
-    members = _object(root.get("members", {}), "members")
-    subscriptions = {member: _parse_member(member, spec, cluster) for member, spec in members.items()}
+    members = as_object(root.get("members", {}), "members")
+    subscriptions = {name(member, "members"): _parse_member(member, spec, cluster) for member, spec in members.items()}
     return Snapshot(cluster, subscriptions)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CooperativeStickyAssignor", "StickyAssignor"]
 
-logger = logging.getLogger("assignors")
+logger = logging.getLogger(__name__)
 
 
 class _StickyBase(AbstractPartitionAssignor):

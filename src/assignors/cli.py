@@ -23,12 +23,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assignors._errors import AssignorError
+from assignors._errors import AssignorError, UsageError
 from assignors._model import RebalanceProtocol, parse_topic_partition
 from assignors._registry import assignor_names, get_assignor
 from assignors._snapshot import Snapshot, parse_snapshot
 from assignors.metrics import balance, movement, owners
-from assignors.rebalance import rebalance
+from assignors.rebalance import preferred_protocol, rebalance
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -40,8 +40,8 @@ __all__ = ["main"]
 EXIT_USAGE = 2
 
 
-class CliError(Exception):
-    """A user-facing failure: printed as one line, exit status 2."""
+CliError = UsageError
+"""The old name of :class:`~assignors.UsageError` (printed as one line, exit status 2)."""
 
 
 def _load_json(path: str) -> object:
@@ -69,7 +69,7 @@ def _assign_report(snapshot: Snapshot, strategy: str) -> dict[str, Any]:
     group settles, how many rounds it took and what the first round withheld.
     """
     assignor = get_assignor(strategy)
-    protocol = assignor.supported_protocols[0]
+    protocol = preferred_protocol(assignor)
     cluster, subscriptions = snapshot.cluster, snapshot.subscriptions
     previous = {member: s.owned_partitions for member, s in subscriptions.items()}
     first = assignor.assign(cluster, subscriptions)
@@ -137,7 +137,7 @@ def _cmd_assign(args: argparse.Namespace) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from assignors._scenario import parse_scenario, timeline_json
+    from assignors.rebalance import parse_scenario, timeline_json
 
     scenario = parse_scenario(_load_json(args.scenario))
     timeline = scenario.run()

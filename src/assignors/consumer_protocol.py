@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assignors._errors import InvalidSubscriptionError, ProtocolError
-from assignors._model import DEFAULT_GENERATION, Assignment, Subscription, TopicPartition, _tp
+from assignors._model import DEFAULT_GENERATION, Assignment, Subscription, TopicPartition, unchecked_tp
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -198,7 +198,7 @@ def _read_topic_partitions(reader: _Reader, field: str, *, unique: bool = False)
             if partition < 0:
                 msg = f"{field}.partitions: negative partition {partition} at offset {start}"
                 raise ProtocolError(msg, field=f"{field}.partitions", offset=start)
-            result.append(_tp(topic, partition))
+            result.append(unchecked_tp(topic, partition))
     if unique and len(set(result)) != len(result):
         twice = next(tp for tp, count in Counter(result).items() if count > 1)
         msg = f"{field} at offset {field_start}: lists partition {str(twice)!r} twice"

@@ -27,7 +27,8 @@ from assignors._model import (
     Subscription,
     TopicPartition,
 )
-from assignors._rebalance import _BUILT_IN, choose_protocol, validate_cooperative_assignment
+from assignors._rebalance import choose_protocol, validate_cooperative_assignment
+from assignors._registry import is_built_in
 from assignors.consumer_protocol import encode_assignment, encode_subscription
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def _adapter_class() -> type:
             """The leader's assignment: members' decoded metadata in, Kafka's assignment bytes out."""
             subscriptions = {member.member_id: _subscription(member) for member in members}
             result = self.inner.assign(cluster_of(cluster, subscriptions.values()), subscriptions)
-            if self.protocol is RebalanceProtocol.COOPERATIVE and self.inner.name not in _BUILT_IN:
+            if self.protocol is RebalanceProtocol.COOPERATIVE and not is_built_in(self.inner):
                 validate_cooperative_assignment({m: s.owned_partitions for m, s in subscriptions.items()}, result)
             return {member: encode_assignment(assignment) for member, assignment in result.items()}
 

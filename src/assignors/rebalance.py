@@ -1,48 +1,41 @@
 """EAGER/COOPERATIVE rebalance handling and a consumer-group simulator.
 
-- :func:`choose_protocol`: a consumer's protocol from its configured assignors.
+- :func:`choose_protocol` / :func:`preferred_protocol`: a consumer's protocol from its assignors.
+- :func:`is_built_in`: whether an assignor is one of this library's classes (by type, not name).
 - :func:`select_assignor`: the coordinator's vote among the members' preferences.
 - :func:`revoke_before_join` and :func:`receive_assignment`: the member side of both protocols.
 - :func:`validate_cooperative_assignment`: the leader's check of a user's cooperative assignor.
+- :func:`run_round` / :func:`run_rounds`: the one JoinGroup/SyncGroup round engine, with
+  Kafka's EAGER semantics (members report nothing owned; memory travels in user data).
 - :func:`rebalance`: one rebalance of a group with one assignor, round by round (what the
-  Spark evaluation replays).
+  Spark evaluation replays and ``assignors assign`` shows).
 - :class:`GroupSimulator`: a whole group driven by events (:class:`Join`, :class:`Leave`,
   :class:`Crash`, :class:`Restart`, :class:`Subscribe`, :class:`AddPartitions`), with
   Kafka's bytes on the wire and a :class:`Timeline` of every round; :func:`parse_scenario`
   reads the JSON scenarios of ``assignors simulate``.
 """
 
-from assignors._group import (
-    AddPartitions,
-    Crash,
-    Event,
-    GroupSimulator,
-    Join,
-    Leave,
-    Note,
-    Restart,
-    SimulatedRebalance,
-    SimulatedRound,
-    Subscribe,
-    Timeline,
-)
+from assignors._events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
 from assignors._rebalance import (
     BROKER_TIE_ORDER,
     MemberUpdate,
-    RebalanceResult,
-    Round,
     choose_protocol,
-    rebalance,
+    preferred_protocol,
     receive_assignment,
     revoke_before_join,
     select_assignor,
     validate_cooperative_assignment,
 )
-from assignors._scenario import Scenario, parse_scenario, timeline_json
+from assignors._registry import is_built_in
+from assignors._rounds import RebalanceResult, Round, RoundMember, rebalance, run_round, run_rounds
+from assignors._scenario import Scenario, parse_scenario
+from assignors._simulator import GroupSimulator
+from assignors._timeline import Note, SimulatedRebalance, SimulatedRound, Timeline, timeline_json
 
 __all__ = [
     "BROKER_TIE_ORDER",
     "AddPartitions",
+    "AssignorSpec",
     "Crash",
     "Event",
     "GroupSimulator",
@@ -53,16 +46,21 @@ __all__ = [
     "RebalanceResult",
     "Restart",
     "Round",
+    "RoundMember",
     "Scenario",
     "SimulatedRebalance",
     "SimulatedRound",
     "Subscribe",
     "Timeline",
     "choose_protocol",
+    "is_built_in",
     "parse_scenario",
+    "preferred_protocol",
     "rebalance",
     "receive_assignment",
     "revoke_before_join",
+    "run_round",
+    "run_rounds",
     "select_assignor",
     "timeline_json",
     "validate_cooperative_assignment",

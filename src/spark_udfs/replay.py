@@ -16,15 +16,16 @@ rebalance.
 
 from __future__ import annotations
 
+import logging
 import math
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assignors import AssignorError, Cluster, RebalanceProtocol, Subscription, get_assignor
+from assignors import AssignorError, Cluster, RebalanceProtocol, Subscription, assignor_names, get_assignor
 from assignors.metrics import balance, check_assignment, movement
-from assignors.rebalance import rebalance
+from assignors.rebalance import preferred_protocol, rebalance
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from assignors import TopicPartition
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "DETAIL_COLUMNS",
@@ -47,7 +50,7 @@ __all__ = [
     "replay_group",
 ]
 
-STRATEGIES: tuple[str, ...] = ("range", "roundrobin", "sticky", "cooperative-sticky")
+STRATEGIES: tuple[str, ...] = assignor_names()
 
 MEMBERSHIP_COLUMNS: tuple[tuple[str, str], ...] = (
     ("group_id", "string"),
@@ -100,7 +103,7 @@ def ddl(columns: Sequence[tuple[str, str]]) -> str:
     return ", ".join(f"{name} {kind}" for name, kind in columns)
 
 
-class GroupDataError(ValueError):
+class GroupDataError(AssignorError, ValueError):
     """A group's input cannot be replayed; the message says what and where."""
 
 
@@ -250,10 +253,6 @@ class _StrategyState:
     row: Row | None = None
 
 
-def _protocol_of(name: str) -> RebalanceProtocol:
-    return max(get_assignor(name).supported_protocols)
-
-
 def replay_group(
     group_id: str | None,
     rows: Sequence[MemberRow],
@@ -278,7 +277,8 @@ def replay_group(
             members_out.extend(detail_out)
     except (GroupDataError, AssignorError) as error:
         return _error_rows(group_id, rows, strategies, str(error)), []
-    except Exception as error:  # noqa: BLE001 - one group must never kill the job
+    except Exception as error:  # one group must never kill the job (logged with its traceback)
+        logger.warning("group %r: internal error while replaying; its rows carry the error", group_id, exc_info=True)
         return _error_rows(group_id, rows, strategies, f"internal error: {type(error).__name__}: {error}"), []
     return output, members_out
 
@@ -293,8 +293,8 @@ def _check_group_id(group_id: str | None) -> str:
 def _replay_strategy(
     group_id: str, snapshots: Sequence[_Snapshot], name: str, *, detail: bool
 ) -> tuple[list[Row], list[Row]]:
-    state = _StrategyState(name, _protocol_of(name))
     assignor = get_assignor(name)
+    state = _StrategyState(name, preferred_protocol(assignor))
     output: list[Row] = []
     members_out: list[Row] = []
     previous_key: tuple[Any, ...] | None = None

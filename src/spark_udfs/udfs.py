@@ -48,7 +48,7 @@ SNAPSHOT_TYPE = (
 _ACCEPTED = {"int": {"int", "bigint"}}
 
 
-class SchemaError(ValueError):
+class SchemaError(AssignorError, ValueError):
     """An input table lacks a column or has one of the wrong type."""
 
 

@@ -153,7 +153,7 @@ def describe(group: Group) -> str:
     return "\n  ".join(lines)
 
 
-def _factory(assignor: ConsumerPartitionAssignor | AssignorFactory) -> AssignorFactory:
+def as_factory(assignor: ConsumerPartitionAssignor | AssignorFactory) -> AssignorFactory:
     if isinstance(assignor, type):  # a class: a factory of fresh instances
         return assignor
     if isinstance(assignor, ConsumerPartitionAssignor):
@@ -215,7 +215,7 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
     Raises:
         InvariantViolationError: naming the invariant, the problems, and the shrunk group.
     """
-    make = _factory(assignor)
+    make = as_factory(assignor)
     if cooperative is None:
         cooperative = RebalanceProtocol.COOPERATIVE in make().supported_protocols
     options = {"max_examples": max_examples} if max_examples is not None else {}

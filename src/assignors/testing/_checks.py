@@ -11,9 +11,9 @@ from assignors.metrics import check_assignment
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from assignors._group import Timeline
     from assignors._interface import ConsumerPartitionAssignor
     from assignors._model import Assignment, Cluster, MemberId, Subscription, TopicPartition
+    from assignors.rebalance import Timeline
 
 __all__ = [
     "InvariantViolationError",
@@ -218,7 +218,7 @@ def simulation_problems(timeline: Timeline) -> list[str]:
                     back = set(previous_revoked.get(member, ())) & set(r.added[member])
                     if back:
                         problems.append(f"{at}: {member!r} revoked {sorted(map(str, back))} and got them back")
-            counts = Counter(tp for owned in r.assignment.values() for tp in owned)
+            counts = Counter(tp for owned in r.assignment.values() for tp in owned.partitions)
             problems.extend(f"{at}: {tp} owned by {n} members" for tp, n in sorted(counts.items()) if n > 1)
             previous_revoked = r.revoked
         if rebalance.rounds and rebalance.rounds[-1].unowned:

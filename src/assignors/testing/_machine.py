@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from assignors._group import AddPartitions, Crash, GroupSimulator, Join, Leave, Restart, Subscribe
 from assignors._interface import ConsumerPartitionAssignor
-from assignors.testing._battery import AssignorFactory, _factory
+from assignors.rebalance import AddPartitions, Crash, GroupSimulator, Join, Leave, Restart, Subscribe
+from assignors.testing._battery import AssignorFactory, as_factory
 from assignors.testing._checks import InvariantViolationError, simulation_problems
 
 __all__ = ["group_state_machine"]
@@ -36,7 +36,7 @@ def group_state_machine(
         partitions: the topics and their initial partition counts (default ``t0``: 4, ``t1``: 6).
         session_timeout_s: the coordinator's session timeout.
     """
-    make = _factory(assignor)
+    make = as_factory(assignor)
     counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
     names = sorted(counts)
     subsets = st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True).map(tuple)

@@ -13,9 +13,17 @@ from typing import TYPE_CHECKING
 
 from hypothesis import strategies as st
 
-from assignors._group import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
-from assignors._model import Assignment, Cluster, MemberId, Subscription, TopicPartition
-from assignors._scenario import Scenario
+from assignors._model import (
+    COOPERATIVE_STICKY_ASSIGNOR_NAME,
+    RANGE_ASSIGNOR_NAME,
+    Assignment,
+    Cluster,
+    MemberId,
+    Subscription,
+    TopicPartition,
+)
+from assignors._registry import assignor_names
+from assignors.rebalance import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Scenario, Subscribe
 
 if TYPE_CHECKING:
     from random import Random
@@ -184,11 +192,8 @@ def assignments(draw: st.DrawFn, *, max_partitions: int = 12) -> Assignment:
 
 
 _DEFAULT_CONFIGS: tuple[tuple[str, ...], ...] = (
-    ("range",),
-    ("roundrobin",),
-    ("sticky",),
-    ("cooperative-sticky",),
-    ("cooperative-sticky", "range"),
+    *((name,) for name in assignor_names()),
+    (COOPERATIVE_STICKY_ASSIGNOR_NAME, RANGE_ASSIGNOR_NAME),  # Kafka's upgrade path to cooperative
 )
 
 

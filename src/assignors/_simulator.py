@@ -1,286 +1,71 @@
 """A consumer-group simulator: Kafka's classic group protocol around any assignors.
 
 Members join, leave, crash, restart and change their subscriptions; topics grow. Every
-rebalance creates a new generation per JoinGroup/SyncGroup round, elects the leader
-(the longest-standing member), lets the coordinator select the assignor from every
-member's preferences, carries each member's subscription to the leader as Kafka's
-bytes and each assignment back the same way, and applies each member's own protocol
-(EAGER members revoke everything before joining; COOPERATIVE members revoke after the
-assignment and rejoin). Rounds repeat until no member needs to rejoin.
+rebalance runs the rounds of :mod:`assignors._rounds` (one generation per JoinGroup/SyncGroup
+round): the leader is the longest-standing member, the coordinator selects the assignor from
+every member's preferences, each subscription reaches the leader as Kafka's bytes and each
+assignment comes back the same way, and each member applies its own protocol (EAGER members
+revoke everything before joining; COOPERATIVE members revoke after the assignment and
+rejoin). Rounds repeat until no member needs to rejoin.
 
 Exported from :mod:`assignors.rebalance`.
 """
 
 from __future__ import annotations
 
+import enum
 import heapq
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TypeAlias, assert_never, cast
+from dataclasses import dataclass
+from typing import assert_never, cast
 
-from assignors._errors import AssignorError, InconsistentGroupProtocolError, InvalidSubscriptionError
+from assignors._errors import ConfigurationError, InconsistentGroupProtocolError, SimulationError
+from assignors._events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
 from assignors._interface import ConsumerPartitionAssignor
-from assignors._model import (
-    DEFAULT_GENERATION,
-    Assignment,
-    Cluster,
-    MemberId,
-    RebalanceProtocol,
-    Subscription,
-    TopicPartition,
-    _topic_partitions,
-)
-from assignors._rebalance import (
-    _BUILT_IN,
-    choose_protocol,
-    receive_assignment,
-    revoke_before_join,
-    select_assignor,
-    validate_cooperative_assignment,
-)
+from assignors._model import DEFAULT_GENERATION, Assignment, Cluster, MemberId, Subscription, TopicPartition
+from assignors._rebalance import choose_protocol, select_assignor
 from assignors._registry import get_assignor
-from assignors.consumer_protocol import decode_assignment, decode_subscription, encode_assignment, encode_subscription
+from assignors._rounds import Round, RoundMember, run_rounds
+from assignors._timeline import Note, SimulatedRebalance, Timeline, compact
 
-__all__ = [
-    "AddPartitions",
-    "Crash",
-    "Event",
-    "GroupSimulator",
-    "Join",
-    "Leave",
-    "Note",
-    "Restart",
-    "SimulatedRebalance",
-    "SimulatedRound",
-    "Subscribe",
-    "Timeline",
-]
-
-AssignorSpec: TypeAlias = str | ConsumerPartitionAssignor
-
-
-# --- events ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Join:
-    """A new consumer joins. ``member`` names it in the timeline (its first member id).
-
-    ``assignors`` is its ``partition.assignment.strategy``, preferred first: names of
-    built-in assignors or assignor objects (each member gets its own instances of names).
-    """
-
-    at: float
-    member: str
-    topics: tuple[str, ...]
-    assignors: tuple[AssignorSpec, ...] = ("range",)
-    instance_id: str | None = None
-    rack: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Leave:
-    """A consumer closes: it revokes its partitions and leaves at once (a rebalance follows)."""
-
-    at: float
-    member: str
-
-
-@dataclass(frozen=True, slots=True)
-class Crash:
-    """A consumer stops heartbeating: the coordinator removes it after the session timeout."""
-
-    at: float
-    member: str
-
-
-@dataclass(frozen=True, slots=True)
-class Restart:
-    """A consumer process restarts and is back after ``downtime_s`` with a new member id.
-
-    The new process has fresh assignor instances, and may come back with new
-    ``assignors`` or ``topics`` (None: unchanged), as in a rolling upgrade. A static member
-    (with an instance id) back within the session timeout with the same configuration
-    keeps its partitions and causes no rebalance; with a new configuration it rejoins at
-    once; later than the timeout, it was removed then and joins anew. A dynamic member
-    leaves at once and joins again when it is back.
-    """
-
-    at: float
-    member: str
-    downtime_s: float
-    assignors: tuple[AssignorSpec, ...] | None = None
-    topics: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Subscribe:
-    """A consumer changes its subscription and rejoins."""
-
-    at: float
-    member: str
-    topics: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class AddPartitions:
-    """A topic grows to ``count`` partitions; the leader sees the new metadata and rebalances."""
-
-    at: float
-    topic: str
-    count: int
-
-
-Event: TypeAlias = Join | Leave | Crash | Restart | Subscribe | AddPartitions
-
-
-# --- results ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SimulatedRound:
-    """One JoinGroup/SyncGroup round.
-
-    Attributes:
-        generation: the generation this round created.
-        leader: the member id of the leader, which ran the assignor.
-        assignor: the assignor the coordinator selected.
-        protocols: each member's rebalance protocol (from its own assignors).
-        owned_at_join: what each member still owned when it joined (after EAGER revocation).
-        revoked: per member, what it gave up in this round (before joining or after the assignment).
-        added: per member, what it started consuming.
-        assignment: per member, what it owns at the end of the round.
-        unowned: partitions of subscribed topics that no member owns at the end of the round.
-        rejoin: members that must rejoin (another round follows when not empty).
-    """
-
-    generation: int
-    leader: MemberId
-    assignor: str
-    protocols: dict[MemberId, RebalanceProtocol]
-    owned_at_join: dict[MemberId, tuple[TopicPartition, ...]]
-    revoked: dict[MemberId, tuple[TopicPartition, ...]]
-    added: dict[MemberId, tuple[TopicPartition, ...]]
-    assignment: dict[MemberId, tuple[TopicPartition, ...]]
-    unowned: tuple[TopicPartition, ...]
-    rejoin: tuple[MemberId, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class SimulatedRebalance:
-    """A rebalance: when, why, and its rounds."""
-
-    at: float
-    cause: str
-    rounds: tuple[SimulatedRound, ...]
-
-    @property
-    def generation(self) -> int:
-        return self.rounds[-1].generation
-
-    @property
-    def assignment(self) -> dict[MemberId, tuple[TopicPartition, ...]]:
-        return self.rounds[-1].assignment
-
-
-@dataclass(frozen=True, slots=True)
-class Note:
-    """Something that happened without a rebalance (a member down, a static member back)."""
-
-    at: float
-    text: str
-
-
-@dataclass(slots=True)
-class Timeline:
-    """Everything a simulation did, in time order: rebalances and notes."""
-
-    entries: list[SimulatedRebalance | Note] = field(default_factory=list)
-
-    @property
-    def rebalances(self) -> list[SimulatedRebalance]:
-        return [entry for entry in self.entries if isinstance(entry, SimulatedRebalance)]
-
-    def render(self) -> str:
-        """A readable timeline: one block per rebalance, a line per note."""
-        lines: list[str] = []
-        for entry in self.entries:
-            if isinstance(entry, Note):
-                lines.append(f"t={entry.at:g}s  {entry.text}")
-                continue
-            lines.append(f"t={entry.at:g}s  rebalance: {entry.cause}")
-            for number, r in enumerate(entry.rounds, 1):
-                protocols = sorted({p.name for p in r.protocols.values()})
-                lines.append(
-                    f"  round {number}: generation {r.generation}, leader {r.leader}, assignor {r.assignor}, "
-                    f"{'/'.join(protocols)}"
-                )
-                for member in sorted(r.assignment):
-                    change = ""
-                    if r.revoked.get(member):
-                        change += f"  revoked {_compact(r.revoked[member])}"
-                    if r.added.get(member):
-                        change += f"  added {_compact(r.added[member])}"
-                    lines.append(f"    {member}: {_compact(r.assignment[member]) or '-'}{change}")
-                if r.unowned:
-                    lines.append(f"    no consumer: {_compact(r.unowned)}")
-                if r.rejoin:
-                    lines.append(f"    rejoin: {', '.join(r.rejoin)}")
-        return "\n".join(lines)
-
-
-def _compact(partitions: Iterable[TopicPartition]) -> str:
-    """``t[0-2,5] u[1]``: partitions per topic, runs collapsed."""
-    by_topic: dict[str, list[int]] = {}
-    for tp in sorted(partitions):
-        by_topic.setdefault(tp.topic, []).append(tp.partition)
-    parts = []
-    for topic, numbers in by_topic.items():
-        runs: list[str] = []
-        for _, run in itertools.groupby(enumerate(numbers), key=lambda pair: pair[1] - pair[0]):
-            values = [number for _, number in run]
-            runs.append(str(values[0]) if len(values) == 1 else f"{values[0]}-{values[-1]}")
-        parts.append(f"{topic}[{','.join(runs)}]")
-    return " ".join(parts)
-
-
-# --- the simulator ------------------------------------------------------------------------
+__all__ = ["GroupSimulator"]
 
 
 def _instances(handle: str, specs: Sequence[AssignorSpec]) -> dict[str, ConsumerPartitionAssignor]:
     """A member's assignors by name, in preference order: fresh instances for names, objects as given."""
     if not specs:
         msg = f"member {handle!r} has no assignors"
-        raise InvalidSubscriptionError(msg)
+        raise ConfigurationError(msg)
     assignors: dict[str, ConsumerPartitionAssignor] = {}
     for spec in specs:
         assignor = get_assignor(spec) if isinstance(spec, str) else spec
         if assignor.name in assignors:
             msg = f"member {handle!r} lists assignor {assignor.name!r} twice"
-            raise InvalidSubscriptionError(msg)
+            raise ConfigurationError(msg)
         assignors[assignor.name] = assignor
     return assignors
 
 
-@dataclass(slots=True)
-class _Member:
+@dataclass(slots=True, kw_only=True)
+class _Member(RoundMember):
+    """A consumer of the simulated group: what a round needs, plus its process's life."""
+
     handle: str
-    member_id: MemberId
-    topics: tuple[str, ...]
     specs: tuple[AssignorSpec, ...]
     names: tuple[str, ...]
-    assignors: dict[str, ConsumerPartitionAssignor]
-    protocol: RebalanceProtocol
-    instance_id: str | None
-    rack: str | None
     seniority: int
-    owned: tuple[TopicPartition, ...] = ()
-    generation: int = DEFAULT_GENERATION
     down: int | None = None  # the token of its current downtime; None while it runs
     incarnation: int = 1
     comes_back_with: Restart | None = None
+
+
+class _Timer(enum.Enum):
+    """What happens when a timer fires."""
+
+    SESSION_TIMEOUT = "session timeout"  # the coordinator removes a member that stayed silent
+    BACK = "back"  # a restarted process is up again
 
 
 class GroupSimulator:
@@ -311,7 +96,7 @@ class GroupSimulator:
     ) -> None:
         if not (isinstance(session_timeout_s, int | float) and session_timeout_s > 0):
             msg = f"session_timeout_s={session_timeout_s!r} must be a positive number"
-            raise InvalidSubscriptionError(msg)
+            raise ConfigurationError(msg)
         self._cluster = partitions if isinstance(partitions, Cluster) else Cluster(partitions)
         self.session_timeout_s = float(session_timeout_s)
         self.max_rounds = max_rounds
@@ -321,7 +106,7 @@ class GroupSimulator:
         self._members: dict[str, _Member] = {}  # by handle
         self._away: dict[str, _Member] = {}  # removed while down; may come back (a restart)
         self._seniority = itertools.count()
-        self._timers: list[tuple[float, int, str, str, int]] = []  # (due, order, kind, handle, down token)
+        self._timers: list[tuple[float, int, _Timer, str, int]] = []  # (due, order, kind, handle, down token)
         self._tokens = itertools.count()
         self._selected: str | None = None  # the assignor of the last round
 
@@ -346,7 +131,7 @@ class GroupSimulator:
         found = self._members.get(handle)
         if found is None:
             msg = f"member {handle!r} is not in the group (at t={self.now:g}s)"
-            raise InvalidSubscriptionError(msg)
+            raise SimulationError(msg)
         return found
 
     # -- driving -------------------------------------------------------------------------
@@ -364,19 +149,19 @@ class GroupSimulator:
         Returns the rebalance the event caused, if any.
 
         Raises:
-            InvalidSubscriptionError: the event refers to an unknown member, goes back in time,
+            SimulationError: the event refers to an unknown member, goes back in time,
                 or is otherwise not possible; the event changes nothing (time still advances to it).
             AssignorError: from the assignors (an inconsistent group protocol, a cooperative violation).
         """
         if not isinstance(cast("object", event), Join | Leave | Crash | Restart | Subscribe | AddPartitions):
             msg = f"{event!r} is not a simulator event"
-            raise InvalidSubscriptionError(msg)
+            raise SimulationError(msg)
         if not isinstance(event.at, int | float) or math.isnan(event.at):
             msg = f"{type(event).__name__}.at={event.at!r} must be a number"
-            raise InvalidSubscriptionError(msg)
+            raise SimulationError(msg)
         if event.at < self.now:
             msg = f"{type(event).__name__} at t={event.at:g}s comes before the current time t={self.now:g}s"
-            raise InvalidSubscriptionError(msg)
+            raise SimulationError(msg)
         self.advance(event.at)
         match event:
             case Join():
@@ -384,7 +169,7 @@ class GroupSimulator:
             case Leave():
                 leaving = self._member(event.member)
                 leaving.down = None  # gone for good, even if it was down
-                revokes = f" (revokes {_compact(leaving.owned)})" if leaving.owned else ""
+                revokes = f" (revokes {compact(leaving.owned)})" if leaving.owned else ""
                 return self._remove(event.member, f"{leaving.member_id} leaves{revokes}")
             case Crash():
                 self._crash(event)
@@ -405,9 +190,9 @@ class GroupSimulator:
             self.now = max(self.now, due)
             member = self._members.get(handle)
             result: SimulatedRebalance | None = None
-            if kind == "timeout" and member is not None and member.down == token:
+            if kind is _Timer.SESSION_TIMEOUT and member is not None and member.down == token:
                 result = self._remove(handle, f"session timeout of {member.member_id}")
-            elif kind == "back":
+            elif kind is _Timer.BACK:
                 result = self._back(handle, token)
             if result is not None:
                 done.append(result)
@@ -415,13 +200,13 @@ class GroupSimulator:
             self.now = max(self.now, to)
         return done
 
-    def _schedule(self, due: float, kind: str, handle: str, token: int) -> None:
+    def _schedule(self, due: float, kind: _Timer, handle: str, token: int) -> None:
         heapq.heappush(self._timers, (due, next(self._tokens), kind, handle, token))
 
     def _go_down(self, member: _Member) -> int:
         if member.down is not None:
             msg = f"member {member.handle!r} is already down"
-            raise InvalidSubscriptionError(msg)
+            raise SimulationError(msg)
         member.down = next(self._tokens)
         return member.down
 
@@ -430,10 +215,10 @@ class GroupSimulator:
     def _join(self, event: Join) -> SimulatedRebalance | None:
         if event.member in self._members:
             msg = f"member {event.member!r} is already in the group"
-            raise InvalidSubscriptionError(msg)
+            raise SimulationError(msg)
         if event.instance_id is not None and any(m.instance_id == event.instance_id for m in self._members.values()):
             msg = f"group_instance_id {event.instance_id!r} is already used by a member (FENCED_INSTANCE_ID)"
-            raise InvalidSubscriptionError(msg)
+            raise SimulationError(msg)
         member = self._new_member(event)
         self._away.pop(event.member, None)  # a new process under the old name: the old one never comes back
         if not self._accepts(member, "join"):
@@ -486,11 +271,11 @@ class GroupSimulator:
     def _crash(self, event: Crash) -> None:
         member = self._member(event.member)
         token = self._go_down(member)
-        self._schedule(event.at + self.session_timeout_s, "timeout", event.member, token)
+        self._schedule(event.at + self.session_timeout_s, _Timer.SESSION_TIMEOUT, event.member, token)
         self.timeline.entries.append(
             Note(
                 event.at,
-                f"{member.member_id} crashes; {_compact(member.owned) or 'nothing'} without a consumer until "
+                f"{member.member_id} crashes; {compact(member.owned) or 'nothing'} without a consumer until "
                 f"t={event.at + self.session_timeout_s:g}s",
             )
         )
@@ -499,19 +284,19 @@ class GroupSimulator:
         member = self._member(event.member)
         if not (isinstance(event.downtime_s, int | float) and event.downtime_s >= 0):
             msg = f"Restart.downtime_s={event.downtime_s!r} must be a number >= 0"
-            raise InvalidSubscriptionError(msg)
+            raise SimulationError(msg)
         if event.topics is not None:
             Subscription(event.topics)  # validates
         _instances(event.member, event.assignors if event.assignors is not None else member.specs)  # validates now
         token = self._go_down(member)
         member.comes_back_with = event
-        self._schedule(event.at + event.downtime_s, "back", event.member, token)
+        self._schedule(event.at + event.downtime_s, _Timer.BACK, event.member, token)
         if member.instance_id is None:  # a dynamic member leaves on close and joins as a new member
             member.owned = ()
             return self._remove(event.member, f"{member.member_id} restarts (dynamic: leaves the group)")
-        self._schedule(event.at + self.session_timeout_s, "timeout", event.member, token)
+        self._schedule(event.at + self.session_timeout_s, _Timer.SESSION_TIMEOUT, event.member, token)
         self.timeline.entries.append(
-            Note(event.at, f"{member.member_id} restarts; {_compact(member.owned) or 'nothing'} without a consumer")
+            Note(event.at, f"{member.member_id} restarts; {compact(member.owned) or 'nothing'} without a consumer")
         )
         return None
 
@@ -542,7 +327,7 @@ class GroupSimulator:
             Note(
                 self.now,
                 f"{old} is back as {member.member_id} (static, within the session timeout): keeps "
-                f"{_compact(member.owned) or 'nothing'}, no rebalance",
+                f"{compact(member.owned) or 'nothing'}, no rebalance",
             )
         )
         return None
@@ -586,7 +371,7 @@ class GroupSimulator:
             msg = (
                 f"topic {event.topic!r} has {current} partitions; AddPartitions.count={event.count!r} must not be fewer"
             )
-            raise InvalidSubscriptionError(msg)
+            raise SimulationError(msg)
         counts = dict(self._cluster.partitions_per_topic)
         counts[event.topic] = event.count
         self._cluster = Cluster(counts, partition_racks=self._cluster.partition_racks)
@@ -599,87 +384,17 @@ class GroupSimulator:
     # -- the rebalance -----------------------------------------------------------------------
 
     def _rebalance(self, cause: str) -> SimulatedRebalance:
-        rounds: list[SimulatedRound] = []
         dropped = [m for m in self._ordered() if m.down is not None]
         for member in dropped:  # a member that is down cannot rejoin: the round goes on without it
             del self._members[member.handle]
             self._away[member.handle] = member
         if dropped:
             cause += f"; {', '.join(m.member_id for m in dropped)} down, dropped from the group"
-        while self._members:
-            rounds.append(self._round())
-            if not rounds[-1].rejoin:
-                break
-            if len(rounds) >= self.max_rounds:
-                msg = f"the group still rebalances after {self.max_rounds} rounds ({cause})"
-                raise AssignorError(msg)
-        result = SimulatedRebalance(self.now, cause, tuple(rounds))
+        rounds: tuple[Round, ...] = ()
+        if self._members:
+            rounds = run_rounds(self._ordered(), self._cluster, self.generation, max_rounds=self.max_rounds)
+            self.generation = rounds[-1].generation
+            self._selected = rounds[-1].assignor
+        result = SimulatedRebalance(self.now, cause, rounds)
         self.timeline.entries.append(result)
         return result
-
-    def _round(self) -> SimulatedRound:
-        members = self._ordered()
-        leader = members[0]
-        revoked: dict[MemberId, tuple[TopicPartition, ...]] = {}
-        metadata: dict[MemberId, dict[str, bytes]] = {}
-        for m in members:
-            revoked[m.member_id] = revoke_before_join(m.protocol, m.owned, m.topics)
-            gone = set(revoked[m.member_id])
-            m.owned = tuple(tp for tp in m.owned if tp not in gone)
-            metadata[m.member_id] = {
-                name: encode_subscription(
-                    Subscription(
-                        m.topics,
-                        user_data=assignor.subscription_user_data(m.topics),
-                        owned_partitions=m.owned,
-                        generation_id=m.generation,
-                        rack_id=m.rack,
-                    )
-                )
-                for name, assignor in m.assignors.items()
-            }
-        chosen = select_assignor({m.member_id: m.names for m in members})
-        self._selected = chosen
-        self.generation += 1
-        owned_at_join = {m.member_id: m.owned for m in members}
-        # The leader reads every member's metadata for the chosen protocol, as on the wire.
-        subscriptions = {
-            m.member_id: decode_subscription(metadata[m.member_id][chosen], group_instance_id=m.instance_id)
-            for m in members
-        }
-        assignor = leader.assignors[chosen]
-        assignment = assignor.assign(self._cluster, subscriptions)
-        if leader.protocol is RebalanceProtocol.COOPERATIVE and chosen not in _BUILT_IN:
-            validate_cooperative_assignment(owned_at_join, assignment)
-        added: dict[MemberId, tuple[TopicPartition, ...]] = {}
-        rejoin: list[MemberId] = []
-        for m in members:
-            if m.member_id not in assignment:
-                msg = f"assignor {chosen!r} returned no assignment for member {m.member_id!r}"
-                raise AssignorError(msg)
-            received = decode_assignment(encode_assignment(assignment[m.member_id]))
-            update = receive_assignment(m.protocol, m.owned, received, m.topics)
-            m.assignors[chosen].on_assignment(received, self.generation)
-            m.owned, m.generation = update.owned, self.generation
-            revoked[m.member_id] += update.revoked
-            added[m.member_id] = update.added
-            if update.rejoin:
-                rejoin.append(m.member_id)
-        return SimulatedRound(
-            generation=self.generation,
-            leader=leader.member_id,
-            assignor=chosen,
-            protocols={m.member_id: m.protocol for m in members},
-            owned_at_join=owned_at_join,
-            revoked=revoked,
-            added=added,
-            assignment={m.member_id: m.owned for m in members},
-            unowned=self._unowned(members),
-            rejoin=tuple(rejoin),
-        )
-
-    def _unowned(self, members: Sequence[_Member]) -> tuple[TopicPartition, ...]:
-        owned = {tp for m in members for tp in m.owned}
-        counts = self._cluster.partitions_per_topic
-        subscribed = sorted({t for m in members for t in m.topics})
-        return tuple(tp for t in subscribed for tp in _topic_partitions(t, counts.get(t, 0)) if tp not in owned)

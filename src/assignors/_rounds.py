@@ -1,0 +1,328 @@
+"""The one JoinGroup/SyncGroup round engine of Kafka's classic group protocol.
+
+Every rebalance in this library runs through :func:`run_round`: :func:`rebalance` (the Spark
+replay and ``assignors assign``) and :class:`~assignors.rebalance.GroupSimulator` (the
+simulator and the test kit). A round does what Kafka's ``ConsumerCoordinator`` and the group
+coordinator do between them:
+
+1. each member prepares to join (``onJoinPrepare``): an EAGER member revokes everything it
+   owns, a COOPERATIVE one only the partitions of topics it no longer subscribes to;
+2. each member sends its subscription: its topics, the user data of its *own* assignor
+   instance, the partitions it still owns (so none under EAGER) and its generation;
+3. the coordinator selects the assignor from every member's preferences, bumps the
+   generation and the leader assigns with its own instance;
+4. each member receives its assignment (``onJoinComplete``), tells its assignor instance, and
+   rejoins when it revoked something under COOPERATIVE.
+
+So an EAGER sticky assignor sees no owned partitions, exactly like Kafka's: its memory travels
+in its user data (Kafka's ``StickyAssignor`` ``UserData`` V1).
+
+>>> from assignors import Cluster, CooperativeStickyAssignor, Subscription, TopicPartition as TP
+>>> subs = {m: Subscription(["t"]) for m in ("a", "b")}
+>>> owned = {"a": [TP("t", 0), TP("t", 1), TP("t", 2), TP("t", 3)]}
+>>> result = rebalance(CooperativeStickyAssignor(), Cluster({"t": 4}), subs, owned, generation=1)
+>>> len(result.rounds), result.generation
+(2, 3)
+>>> [(r.revoked["a"], r.added["b"]) for r in result.rounds]  # doctest: +NORMALIZE_WHITESPACE
+[((TopicPartition(topic='t', partition=2), TopicPartition(topic='t', partition=3)), ()),
+ ((), (TopicPartition(topic='t', partition=2), TopicPartition(topic='t', partition=3)))]
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from assignors._errors import AssignorError, ConfigurationError, InvalidSubscriptionError
+from assignors._model import DEFAULT_GENERATION, Assignment, RebalanceProtocol, Subscription, topic_partitions
+from assignors._rebalance import (
+    preferred_protocol,
+    receive_assignment,
+    revoke_before_join,
+    select_assignor,
+    validate_cooperative_assignment,
+)
+from assignors._registry import is_built_in
+from assignors.consumer_protocol import decode_assignment, decode_subscription, encode_assignment, encode_subscription
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from assignors._interface import ConsumerPartitionAssignor
+    from assignors._model import Cluster, MemberId, TopicPartition
+
+__all__ = ["RebalanceResult", "Round", "RoundMember", "rebalance", "run_round", "run_rounds"]
+
+
+@dataclass(slots=True, kw_only=True)
+class RoundMember:
+    """A consumer as a round sees it; :func:`run_round` updates ``owned`` and ``generation``.
+
+    Attributes:
+        member_id: its member id.
+        topics: its subscription, sorted.
+        assignors: its own assignor instances by name, preferred first
+            (``partition.assignment.strategy``).
+        protocol: its rebalance protocol (the highest all its assignors support).
+        owned: what it owns now.
+        generation: the generation of what it owns (-1: none yet).
+        rack: its ``client.rack``.
+        instance_id: its ``group.instance.id`` (static membership).
+        user_data: user data to send in its next round instead of its assignor's (consumed by
+            that round; later rounds ask the assignor).
+    """
+
+    member_id: MemberId
+    topics: tuple[str, ...]
+    assignors: dict[str, ConsumerPartitionAssignor]
+    protocol: RebalanceProtocol
+    owned: tuple[TopicPartition, ...] = ()
+    generation: int = DEFAULT_GENERATION
+    rack: str | None = None
+    instance_id: str | None = None
+    user_data: bytes | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One JoinGroup/SyncGroup round.
+
+    Attributes:
+        generation: the generation this round created.
+        leader: the member id of the leader, which ran the assignor.
+        assignor: the assignor the coordinator selected.
+        protocols: each member's rebalance protocol.
+        owned_at_join: what each member still owned when it joined (nothing under EAGER).
+        assignment: what the leader assigned, per member; each member owns exactly this at the end of
+            the round.
+        revoked: per member, what it gave up in this round: before joining, then after the assignment.
+        added: per member, what it started consuming.
+        unowned: partitions of subscribed topics that no member owns at the end of the round.
+        rejoin: members that must rejoin (another round follows when not empty).
+        assign_seconds: time spent in the assignor's ``assign``.
+    """
+
+    generation: int
+    leader: MemberId
+    assignor: str
+    protocols: dict[MemberId, RebalanceProtocol]
+    owned_at_join: dict[MemberId, tuple[TopicPartition, ...]]
+    assignment: dict[MemberId, Assignment]
+    revoked: dict[MemberId, tuple[TopicPartition, ...]]
+    added: dict[MemberId, tuple[TopicPartition, ...]]
+    unowned: tuple[TopicPartition, ...]
+    rejoin: tuple[MemberId, ...]
+    assign_seconds: float
+
+    @property
+    def revoked_count(self) -> int:
+        return sum(len(p) for p in self.revoked.values())
+
+
+def run_round(
+    members: Sequence[RoundMember],
+    cluster: Cluster,
+    generation: int,
+    *,
+    wire: bool = True,
+    shared_instance: bool = False,
+) -> Round:
+    """One round of ``members`` (the leader first) in a group now at ``generation``.
+
+    Args:
+        members: the members that join, the leader first; updated in place.
+        cluster: the metadata the leader sees.
+        generation: the group's current generation (0 for a new group).
+        wire: carry every subscription and assignment through Kafka's bytes, as on the network
+            (the codecs are exact, so this only checks that everything encodes).
+        shared_instance: all members share one assignor instance (:func:`rebalance` given one
+            assignor): before it writes a member's user data, the instance is told that member's
+            last assignment, as that member's own instance would have been (``onAssignment``).
+
+    Raises:
+        InconsistentGroupProtocolError: no assignor every member offers.
+        CooperativeViolationError: a COOPERATIVE leader's assignor that is not built in gives a
+            partition to a member while another member still owns it.
+        AssignorError: the assignor's own errors, or no assignment for some member.
+    """
+    leader = members[0]
+    chosen = select_assignor({m.member_id: tuple(m.assignors) for m in members})
+    revoked: dict[MemberId, tuple[TopicPartition, ...]] = {}
+    subscriptions: dict[MemberId, Subscription] = {}
+    for m in members:
+        before = m.owned
+        revoked[m.member_id] = gone = revoke_before_join(m.protocol, before, m.topics)
+        if gone:
+            dropped = set(gone)
+            m.owned = tuple(tp for tp in before if tp not in dropped)
+        user_data, m.user_data = m.user_data, None
+        if user_data is None:
+            assignor = m.assignors[chosen]
+            if shared_instance:
+                assignor.on_assignment(Assignment(before), m.generation)
+            user_data = assignor.subscription_user_data(m.topics)
+        subscription = Subscription(
+            m.topics,
+            user_data=user_data,
+            owned_partitions=m.owned,
+            generation_id=m.generation,
+            rack_id=m.rack,
+            group_instance_id=m.instance_id,
+        )
+        if wire:
+            subscription = decode_subscription(encode_subscription(subscription), group_instance_id=m.instance_id)
+        subscriptions[m.member_id] = subscription
+    generation = max(generation, 0) + 1
+    owned_at_join = {m.member_id: m.owned for m in members}
+    assignor = leader.assignors[chosen]
+    start = time.perf_counter()
+    assignment = assignor.assign(cluster, subscriptions)
+    elapsed = time.perf_counter() - start
+    if leader.protocol is RebalanceProtocol.COOPERATIVE and not is_built_in(assignor):
+        validate_cooperative_assignment(owned_at_join, assignment)
+    received_all: dict[MemberId, Assignment] = {}
+    added: dict[MemberId, tuple[TopicPartition, ...]] = {}
+    rejoin: list[MemberId] = []
+    for m in members:
+        result = assignment.get(m.member_id)
+        if result is None:
+            msg = f"assignor {chosen!r} returned no assignment for member {m.member_id!r}"
+            raise AssignorError(msg)
+        received = decode_assignment(encode_assignment(result)) if wire else result
+        update = receive_assignment(m.protocol, m.owned, received, m.topics)
+        m.assignors[chosen].on_assignment(received, generation)
+        m.owned, m.generation = update.owned, generation
+        received_all[m.member_id] = received
+        revoked[m.member_id] += update.revoked
+        added[m.member_id] = update.added
+        if update.rejoin:
+            rejoin.append(m.member_id)
+    return Round(
+        generation=generation,
+        leader=leader.member_id,
+        assignor=chosen,
+        protocols={m.member_id: m.protocol for m in members},
+        owned_at_join=owned_at_join,
+        assignment=received_all,
+        revoked=revoked,
+        added=added,
+        unowned=_unowned(members, cluster),
+        rejoin=tuple(rejoin),
+        assign_seconds=elapsed,
+    )
+
+
+def run_rounds(  # noqa: PLR0913 - keyword-only knobs of run_round
+    members: Sequence[RoundMember],
+    cluster: Cluster,
+    generation: int,
+    *,
+    wire: bool = True,
+    shared_instance: bool = False,
+    max_rounds: int = 10,
+) -> tuple[Round, ...]:
+    """Rounds until no member needs to rejoin: one rebalance.
+
+    Raises:
+        AssignorError: still rejoining after ``max_rounds`` rounds (a broken cooperative
+            assignor would otherwise loop), or from :func:`run_round`.
+    """
+    rounds: list[Round] = []
+    while True:
+        rounds.append(run_round(members, cluster, generation, wire=wire, shared_instance=shared_instance))
+        if not rounds[-1].rejoin:
+            return tuple(rounds)
+        if len(rounds) >= max_rounds:
+            msg = (
+                f"the group still rebalances after {max_rounds} rounds with assignor {rounds[-1].assignor!r} "
+                f"(members {', '.join(rounds[-1].rejoin)} must rejoin)"
+            )
+            raise AssignorError(msg)
+        generation = rounds[-1].generation
+
+
+def _unowned(members: Sequence[RoundMember], cluster: Cluster) -> tuple[TopicPartition, ...]:
+    owned = {tp for m in members for tp in m.owned}
+    counts = cluster.partitions_per_topic
+    subscribed = sorted({t for m in members for t in m.topics})
+    return tuple(tp for t in subscribed for tp in topic_partitions(t, counts.get(t, 0)) if tp not in owned)
+
+
+@dataclass(frozen=True, slots=True)
+class RebalanceResult:
+    """The rounds of one rebalance and where it ended."""
+
+    protocol: RebalanceProtocol
+    rounds: tuple[Round, ...]
+
+    @property
+    def generation(self) -> int:
+        return self.rounds[-1].generation
+
+    @property
+    def assignment(self) -> dict[MemberId, Assignment]:
+        return self.rounds[-1].assignment
+
+    @property
+    def assign_seconds(self) -> float:
+        return sum(r.assign_seconds for r in self.rounds)
+
+
+def rebalance(  # noqa: PLR0913 - keyword-only knobs
+    assignor: ConsumerPartitionAssignor,
+    cluster: Cluster,
+    subscriptions: Mapping[MemberId, Subscription],
+    owned: Mapping[MemberId, Sequence[TopicPartition]],
+    *,
+    generation: int,
+    protocol: RebalanceProtocol | None = None,
+    max_rounds: int = 10,
+) -> RebalanceResult:
+    """Run one rebalance of a group with ``assignor`` until it settles (:func:`run_round`).
+
+    Args:
+        assignor: the group's selected assignor. It stands for every member's own instance:
+            before it writes a member's user data it is told that member's last assignment
+            (``owned``) and generation, as the member's instance would have been.
+        cluster: topic metadata.
+        subscriptions: each member's subscription (topics, rack, instance id); given user data
+            is sent in the first round instead of the assignor's. Its ``owned_partitions`` and
+            ``generation_id`` are replaced by what the member reports: under EAGER it owns
+            nothing when it joins (it revoked everything), under COOPERATIVE what ``owned`` says.
+        owned: what each member owned before the rebalance, at ``generation`` (absent: a new
+            member, generation -1).
+        generation: the group's current generation (-1 for a new group); every round creates
+            the next one.
+        protocol: EAGER or COOPERATIVE; by default the assignor's preferred one.
+        max_rounds: a rebalance still rejoining after this many rounds raises.
+
+    Raises:
+        ConfigurationError: the assignor does not support ``protocol``.
+        InvalidSubscriptionError: no member.
+        AssignorError: from the assignor; ``CooperativeViolationError`` when an assignor that is
+            not built in hands over a partition another member still owns.
+    """
+    chosen = protocol if protocol is not None else preferred_protocol(assignor)
+    if chosen not in assignor.supported_protocols:
+        msg = f"assignor {assignor.name!r} does not support the {chosen.name} protocol"
+        raise ConfigurationError(msg)
+    members = [
+        RoundMember(
+            member_id=member,
+            topics=subscription.topics,
+            assignors={assignor.name: assignor},
+            protocol=chosen,
+            owned=tuple(owned.get(member, ())),
+            generation=generation if member in owned and generation >= 0 else DEFAULT_GENERATION,
+            rack=subscription.rack_id,
+            instance_id=subscription.group_instance_id,
+            user_data=subscription.user_data,
+        )
+        for member, subscription in subscriptions.items()
+    ]
+    if not members:
+        msg = "a rebalance needs at least one member"
+        raise InvalidSubscriptionError(msg)
+    rounds = run_rounds(members, cluster, generation, wire=False, shared_instance=True, max_rounds=max_rounds)
+    return RebalanceResult(chosen, rounds)
