@@ -1,10 +1,12 @@
-"""Run every benchmark case (each in a fresh process) and rewrite benchmarks/RESULTS.md.
+"""Run the benchmark cases (each in a fresh process), record them as data, render RESULTS.md.
 
-``python -m benchmarks [--only TEXT] [--repeat N] [--out PATH]``
+``python -m benchmarks [--only TEXT] [--repeat N] [--render]``
 
-With ``--only``, the rows that ran replace their old versions and every other row (and
-the Spark table, unless it ran) stays as it was. The ``## Notes`` section, written by
-hand, is always kept.
+Each run writes its raw figures as one JSON file under ``benchmarks/results/`` (named by
+its UTC start time). ``RESULTS.md`` is rendered from those files alone: for every case, its
+latest recorded run, with that run's date. ``--only`` runs the cases whose row contains
+every word of TEXT (case-insensitive; ``--only spark`` runs only the Spark evaluation);
+``--render`` runs nothing and renders again.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import os
 import platform
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +76,6 @@ KAFKA_PYTHON = [
 
 
 SPARK_HEADING = "## Spark evaluation"
-NOTES_HEADING = "## Notes"
 SPARK_TIMEOUT_S = 900
 SPARK_TARGET_S = 180.0
 SPARK_TARGET_OVERHEAD = 1.5
@@ -105,14 +105,27 @@ def _run_module(arguments: list[str], timeout: int) -> dict[str, Any]:
     return result
 
 
-def _row(section: str, label: str, who: str, figures: dict[str, Any], target: float | None) -> str:
-    if "error" in figures:
-        return f"| {section} | {label} | {who} | {figures['error']} | | | |"
-    verdict = "" if target is None else ("ok" if figures["median_s"] <= target else "**over**")
+RESULTS_DIR = Path(__file__).with_name("results")
+RESULTS_MD = Path(__file__).with_name("RESULTS.md")
+SPARK_LABEL = "spark evaluation"
+
+
+def selected(only: str, text: str) -> bool:
+    """Whether a case described by ``text`` runs under ``--only only``: every word of it appears."""
+    return all(word in text.lower() for word in only.lower().split())
+
+
+def _row(record: dict[str, Any]) -> str:
+    section, label, who, date = record["section"], record["workload"], record["assignor"], record["date"]
+    if "error" in record:
+        return f"| {section} | {label} | {who} | {record['error']} | | | | {date} |"
+    target = record.get("target_s")
+    verdict = "" if target is None else ("ok" if record["median_s"] <= target else "**over**")
     target_text = "" if target is None else f"<= {target:g} s {verdict}"
-    spread = f"{figures['min_s'] * 1000:.1f}-{figures['max_s'] * 1000:.1f} ms"
-    median = f"{figures['median_s'] * 1000:.1f} ms"
-    return f"| {section} | {label} | {who} | {median} | {spread} | {figures['peak_rss_mb']:.0f} MB | {target_text} |"
+    spread = f"{record['min_s'] * 1000:.1f}-{record['max_s'] * 1000:.1f} ms"
+    median = f"{record['median_s'] * 1000:.1f} ms"
+    rss = f"{record['peak_rss_mb']:.0f} MB"
+    return f"| {section} | {label} | {who} | {median} | {spread} | {rss} | {target_text} | {date} |"
 
 
 def _spark_rows(figures: dict[str, Any]) -> list[str]:
@@ -127,13 +140,16 @@ def _spark_rows(figures: dict[str, Any]) -> list[str]:
         "",
     ]
     if "error" in figures:
-        return [*header, f"Spark evaluation {figures['error']}"]
+        return [*header, f"Spark evaluation ({figures['date']}): {figures['error']}"]
     wall_ok = "ok" if figures["spark_wall_s"] <= SPARK_TARGET_S else "**over**"
     overhead_ok = "ok" if figures["overhead"] <= SPARK_TARGET_OVERHEAD else "**over**"
     return [
         *header,
-        "| history | plain Python | Spark evaluate | Spark wall (with startup) | overhead | evaluations/s | output |",
-        "|---|---|---|---|---|---|---|",
+        (
+            "| history | plain Python | Spark evaluate | Spark wall (with startup) | overhead | evaluations/s | output"
+            " | run |"
+        ),
+        "|---|---|---|---|---|---|---|---|",
         (
             f"| {figures['groups']} groups x {figures['snapshots']} snapshots, {figures['membership_rows']:,} member"
             f" rows, {figures['evaluations']:,} evaluations ({figures['rebalances']:,} rebalances)"
@@ -141,54 +157,92 @@ def _spark_rows(figures: dict[str, Any]) -> list[str]:
             f" | {figures['spark_wall_s']:.1f} s (<= {SPARK_TARGET_S:g} s {wall_ok})"
             f" | {figures['overhead']:.2f}x (<= {SPARK_TARGET_OVERHEAD:g}x {overhead_ok})"
             f" | {figures['evaluations_per_s_spark']:,.0f} Spark, {figures['evaluations_per_s_plain']:,.0f} plain"
-            f" | {'equal' if figures['same_output'] else '**differs**'} |"
+            f" | {'equal' if figures['same_output'] else '**differs**'} | {figures['date']} |"
         ),
     ]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
-    parser.add_argument("--only", default="", help="run only cases whose row contains this text")
+    parser.add_argument("--only", default="", help="run only the cases whose row contains every word of this text")
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--out", default=str(Path(__file__).with_name("RESULTS.md")))
-    args = parser.parse_args()
-    rows: list[str] = []
-    for section, label, spec, target, assignors in CASES:
-        for assignor in assignors:
-            if args.only not in f"{section} {label} {assignor}":
-                continue
-            figures = _run({**spec, "assignor": assignor, "repeat": args.repeat})
-            rows.append(_row(section, label, assignor, figures, target))
-            print(rows[-1], flush=True)
-    for section, label, assignor, spec in KAFKA_PYTHON:
-        if args.only not in f"{section} {label} {assignor} kafka-python":
+    parser.add_argument("--render", action="store_true", help="run nothing; render RESULTS.md from results/")
+    parser.add_argument("--results", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+    parser.add_argument("--out", default=str(RESULTS_MD), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    results = Path(args.results)
+    if not args.render:
+        started = dt.datetime.now(tz=dt.UTC)
+        run = {
+            "date": f"{started:%Y-%m-%d}",
+            "python": platform.python_version(),
+            "cores": os.cpu_count(),
+            "machine": platform.machine(),
+            "repeat": args.repeat,
+            "cases": _run_cases(args.only, args.repeat),
+            "spark": _run_module(["benchmarks.spark_eval"], SPARK_TIMEOUT_S)
+            if selected(args.only, SPARK_LABEL)
+            else None,
+        }
+        results.mkdir(parents=True, exist_ok=True)
+        (results / f"{started:%Y-%m-%dT%H-%M-%SZ}.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    Path(args.out).write_text(render(results), encoding="utf-8")
+    return 0
+
+
+def _run_cases(only: str, repeat: int) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    jobs = [
+        (section, label, {**spec, "assignor": assignor, "repeat": repeat}, target, assignor)
+        for section, label, spec, target, assignors in CASES
+        for assignor in assignors
+    ]
+    jobs += [
+        (section, label, {**spec, "assignor": assignor, "client": "kafka-python", "repeat": 1}, None,
+         f"kafka-python {assignor}")
+        for section, label, assignor, spec in KAFKA_PYTHON
+    ]  # fmt: skip
+    for section, label, spec, target, who in jobs:
+        if not selected(only, f"{section} {label} {who}"):
             continue
-        figures = _run({**spec, "assignor": assignor, "client": "kafka-python", "repeat": 1})
-        rows.append(_row(section, label, f"kafka-python {assignor}", figures, None))
-        print(rows[-1], flush=True)
-    spark: list[str] = []
-    if args.only in "spark evaluation":
-        spark = _spark_rows(_run_module(["benchmarks.spark_eval"], SPARK_TIMEOUT_S))
-        print("\n".join(spark), flush=True)
-    header = [
+        record = {"section": section, "workload": label, "assignor": who, "target_s": target, **_run(spec)}
+        records.append(record)
+        print(_row({**record, "date": "now"}), flush=True)
+    return records
+
+
+def render(results: Path) -> str:
+    """RESULTS.md from the JSON runs under ``results``: each case's latest run, in case order."""
+    latest: dict[tuple[str, str, str], dict[str, Any]] = {}
+    spark: dict[str, Any] | None = None
+    machines: set[str] = set()
+    for path in sorted(results.glob("*.json")):
+        run = json.loads(path.read_text(encoding="utf-8"))
+        machines.add(f"Python {run['python']}, {run['cores']} cores, {run['machine']}")
+        for record in run["cases"]:
+            latest[record["section"], record["workload"], record["assignor"]] = {**record, "date": run["date"]}
+        if run.get("spark") is not None:
+            spark = {**run["spark"], "date": run["date"]}
+    rows = [_row(latest[key]) for key in _case_keys() if key in latest]
+    lines = [
         "# Benchmark results",
         "",
+        "Rendered by `make bench` from the raw runs in [`results/`](results/) (one JSON file per run); each row is",
+        "its case's latest run, dated. Do not edit by hand: `python -m benchmarks --render` writes it again.",
+        "",
         (
-            f"Written by `make bench` on {dt.datetime.now(tz=dt.UTC):%Y-%m-%d}: Python {platform.python_version()}, "
-            f"{os.cpu_count()} cores, {platform.machine()}. Each case runs in a fresh process: one warm-up, then "
-            f"{args.repeat} timed `assign` calls (kafka-python: one); peak RSS is that process's, input included. "
-            "Every result is checked (each partition assigned once, to a subscriber) so a fast wrong change cannot win."
+            f"Machines: {'; '.join(sorted(machines))}. Each case runs in a fresh process: one warm-up, then the timed "
+            "`assign` calls (5 by default; kafka-python: one); peak RSS is that process's, input included. Every "
+            "result is checked (each partition assigned once, to a subscriber) so a fast wrong change cannot win."
         ),
         "",
-        "| section | workload | assignor | median | min-max | peak RSS | target |",
-        "|---|---|---|---|---|---|---|",
+        "| section | workload | assignor | median | min-max | peak RSS | target | run |",
+        "|---|---|---|---|---|---|---|---|",
+        *rows,
     ]
-    out = Path(args.out)
-    existing = _Results.read(out) if out.exists() else _Results()
-    kept = existing if args.only else _Results(notes=existing.notes)  # a full run replaces every table
-    tables = [*header, *_merge(_case_keys(), kept.rows, rows), *(spark or kept.spark)]
-    out.write_text("\n".join([*tables, *kept.notes, ""]), encoding="utf-8")
-    return 0
+    if spark is not None:
+        lines += _spark_rows(spark)
+    return "\n".join([*lines, ""])
 
 
 def _case_keys() -> list[tuple[str, str, str]]:
@@ -196,37 +250,6 @@ def _case_keys() -> list[tuple[str, str, str]]:
     keys = [(section, label, assignor) for section, label, _, _, assignors in CASES for assignor in assignors]
     keys += [(section, label, f"kafka-python {assignor}") for section, label, assignor, _ in KAFKA_PYTHON]
     return keys
-
-
-def _key(row: str) -> tuple[str, ...]:
-    return tuple(cell.strip() for cell in row.strip("|").split("|")[:3])
-
-
-def _merge(keys: list[tuple[str, str, str]], old: list[str], new: list[str]) -> list[str]:
-    """The table's rows in case order: the new version of a row where it ran, else the old one."""
-    by_key = {_key(row): row for row in old}
-    by_key.update({_key(row): row for row in new})
-    return [by_key[key] for key in keys if key in by_key]
-
-
-@dataclass
-class _Results:
-    """The parts of an existing RESULTS.md that a partial run keeps."""
-
-    rows: list[str] = field(default_factory=list)
-    spark: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    @classmethod
-    def read(cls, path: Path) -> _Results:
-        lines = path.read_text(encoding="utf-8").splitlines()
-        notes_at = next((i for i, line in enumerate(lines) if line == NOTES_HEADING), len(lines))
-        spark_at = next((i for i, line in enumerate(lines) if line == SPARK_HEADING), notes_at)
-        rows = [line for line in lines[:spark_at] if line.startswith("| ") and not line.startswith("| section ")]
-        spark = ["", *lines[spark_at:notes_at]] if spark_at < notes_at else []
-        while spark and not spark[-1]:
-            spark.pop()
-        return cls(rows, spark, ["", *lines[notes_at:]] if notes_at < len(lines) else [])
 
 
 if __name__ == "__main__":

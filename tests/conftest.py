@@ -21,6 +21,10 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
+# The core-only CI step (`make core-test`): deterministic, fewer examples; `make test` runs the full `ci` profile.
+settings.register_profile(
+    "ci-quick", max_examples=50, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
