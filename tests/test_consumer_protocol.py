@@ -28,7 +28,7 @@ V1 = (
     "00000002000362617200000001000000000003666f6f000000020000000000000001"
 )
 
-# reference/KAFKA_ASSIGNORS.md section 9: bytes written by Kafka's own serializers.
+# Bytes written by Kafka's own serializers (ConsumerProtocol and the sticky assignor's user data).
 SUBSCRIPTION_GOLDEN = [
     (Subscription(["foo", "bar"], user_data=b"hello"), 0, "00000000000200036261720003666f6f0000000568656c6c6f"),
     (Subscription(["foo", "bar"], user_data=b"hello", owned_partitions=OWNED), 1, V1),

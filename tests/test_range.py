@@ -35,8 +35,11 @@ def test_doc_example_two_consumers_two_topics() -> None:
     }
 
 
-def test_seed_two_topics_three_partitions() -> None:
-    """Seed 003: t1, t2 with 3 partitions and c1, c2 give c1[t1p0,t1p1,t2p0,t2p1], c2[t1p2,t2p2]."""
+def test_worked_two_topics_three_partitions() -> None:
+    """RangeAssignor's Javadoc example: t1, t2 with 3 partitions and c1, c2.
+
+    c1 gets [t1p0, t1p1, t2p0, t2p1] and c2 [t1p2, t2p2].
+    """
     subs = {"c1": Subscription(["t1", "t2"]), "c2": Subscription(["t1", "t2"])}
     assert assign(Cluster({"t1": 3, "t2": 3}), subs) == {
         "c1": ["t1-0", "t1-1", "t2-0", "t2-1"],
@@ -44,8 +47,8 @@ def test_seed_two_topics_three_partitions() -> None:
     }
 
 
-def test_seed_nine_partitions_three_then_two_consumers() -> None:
-    """Seed 001: 9 partitions in ranges 0-2, 3-5, 6-8; after a consumer dies, 0-4 and 5-8."""
+def test_worked_nine_partitions_three_then_two_consumers() -> None:
+    """Worked example: 9 partitions in ranges 0-2, 3-5, 6-8; after a consumer dies, 0-4 and 5-8."""
     cluster = Cluster({"order-topic": 9})
     three = {f"consumer{i}": Subscription(["order-topic"]) for i in (1, 2, 3)}
     result = assign(cluster, three)
@@ -61,8 +64,8 @@ def test_seed_nine_partitions_three_then_two_consumers() -> None:
     }
 
 
-def test_seed_mixed_subscriptions() -> None:
-    """Seed 003's mixed group: c1[t1], c2[t1,t2], c3[t1,t2,t3] with t1:1, t2:2, t3:2."""
+def test_worked_mixed_subscriptions() -> None:
+    """Worked example, a mixed group: c1[t1], c2[t1,t2], c3[t1,t2,t3] with t1:1, t2:2, t3:2."""
     subs = {"c1": Subscription(["t1"]), "c2": Subscription(["t2", "t1"]), "c3": Subscription(["t1", "t2", "t3"])}
     assert assign(Cluster({"t1": 1, "t2": 2, "t3": 2}), subs) == {
         "c1": ["t1-0"],

@@ -18,14 +18,17 @@ def assign(cluster: Cluster, subscriptions: dict[str, Subscription]) -> dict[str
     return {member: [str(tp) for tp in a.partitions] for member, a in result.items()}
 
 
-def test_seed_two_topics_three_partitions() -> None:
-    """Seed 003: c1[t1p0,t1p2,t2p1], c2[t1p1,t2p0,t2p2]."""
+def test_worked_two_topics_three_partitions() -> None:
+    """Kafka's RoundRobinAssignor Javadoc example: c1[t1p0,t1p2,t2p1], c2[t1p1,t2p0,t2p2]."""
     subs = {"c1": Subscription(["t1", "t2"]), "c2": Subscription(["t1", "t2"])}
     assert assign(Cluster({"t1": 3, "t2": 3}), subs) == {"c1": ["t1-0", "t1-2", "t2-1"], "c2": ["t1-1", "t2-0", "t2-2"]}
 
 
-def test_seed_mixed_subscriptions() -> None:
-    """Seed 003: c1[t1], c2[t1,t2], c3[t1,t2,t3] give c1[t1p0], c2[t2p0], c3[t2p1,t3p0,t3p1]."""
+def test_worked_mixed_subscriptions() -> None:
+    """A mixed group, as in RoundRobinAssignor's Javadoc: c1[t1], c2[t1,t2], c3[t1,t2,t3].
+
+    They get c1[t1p0], c2[t2p0], c3[t2p1, t3p0, t3p1].
+    """
     subs = {"c1": Subscription(["t1"]), "c2": Subscription(["t1", "t2"]), "c3": Subscription(["t1", "t2", "t3"])}
     assert assign(Cluster({"t1": 1, "t2": 2, "t3": 2}), subs) == {
         "c1": ["t1-0"],
@@ -34,8 +37,8 @@ def test_seed_mixed_subscriptions() -> None:
     }
 
 
-def test_seed_four_topics_then_c1_leaves() -> None:
-    """Seed 003: t1..t4 with 2 partitions; after c1 leaves, c2 takes every partition 0 and c3 every 1."""
+def test_worked_four_topics_then_c1_leaves() -> None:
+    """Worked example: t1..t4 with 2 partitions; after c1 leaves, c2 takes every partition 0 and c3 every 1."""
     cluster = Cluster({f"t{i}": 2 for i in (1, 2, 3, 4)})
     topics = ["t1", "t2", "t3", "t4"]
     subs = {m: Subscription(topics) for m in ("c1", "c2", "c3")}
@@ -48,8 +51,8 @@ def test_seed_four_topics_then_c1_leaves() -> None:
     assert assign(cluster, subs) == {"c2": ["t1-0", "t2-0", "t3-0", "t4-0"], "c3": ["t1-1", "t2-1", "t3-1", "t4-1"]}
 
 
-def test_seed_nine_partitions() -> None:
-    """Seed 001: partitions 0,3,6 / 1,4,7 / 2,5,8."""
+def test_worked_nine_partitions() -> None:
+    """Worked example: partitions 0,3,6 / 1,4,7 / 2,5,8."""
     subs = {f"consumer{i}": Subscription(["order-topic"]) for i in (1, 2, 3)}
     assert assign(Cluster({"order-topic": 9}), subs) == {
         f"consumer{i + 1}": [f"order-topic-{p}" for p in range(i, 9, 3)] for i in range(3)

@@ -1,4 +1,6 @@
-"""Seed 000's worked examples ("kafka消费组与重平衡机制详解"), pinned for every assignor.
+"""Worked examples of a widely read article on Kafka consumer groups and rebalancing, pinned for every assignor.
+
+The article: "kafka消费组与重平衡机制详解".
 
 1.2: a group on topics A, B and C with 1, 2 and 3 partitions is best served by 6 consumers, one partition
 each; 3 consumers take about 2 each; of 8 consumers, 2 stay idle. That is RoundRobin's and Sticky's
