@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PYTEST_ARGS ?=
 
-.PHONY: demo test core-test lint typecheck unit integration bench clean
+.PHONY: demo test core-test docs lint typecheck unit integration bench clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "assignors needs Python 3.11 or newer")'
@@ -52,6 +52,10 @@ core-test: pyproject.toml
 	$(CORE_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(CORE_VENV)/bin/python -m pip install --quiet -e '.[testing]' --group tests
 	HYPOTHESIS_PROFILE=ci-quick $(CORE_VENV)/bin/pytest -n 2 -m 'not integration' -p no:cacheprovider $(PYTEST_ARGS)
+
+# The documentation site (mkdocs, --strict: any warning fails) into site/.
+docs: $(VENV)/.installed-test
+	$(BIN)/mkdocs build --strict --site-dir site
 
 bench: $(VENV)/.installed-bench
 	$(PY) -m benchmarks

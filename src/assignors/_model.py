@@ -75,11 +75,12 @@ class _TopicPartitionFields(NamedTuple):
 class TopicPartition(_TopicPartitionFields):
     """A partition of a topic; ordered by ``(topic, partition)``.
 
-    >>> tp = TopicPartition("orders", 3)
-    >>> str(tp), tp.topic, tp.partition
-    ('orders-3', 'orders', 3)
-    >>> [str(tp) for tp in sorted([TopicPartition("b", 0), TopicPartition("a", 10), TopicPartition("a", 2)])]
-    ['a-2', 'a-10', 'b-0']
+    Examples:
+        >>> tp = TopicPartition("orders", 3)
+        >>> str(tp), tp.topic, tp.partition
+        ('orders-3', 'orders', 3)
+        >>> [str(tp) for tp in sorted([TopicPartition("b", 0), TopicPartition("a", 10), TopicPartition("a", 2)])]
+        ['a-2', 'a-10', 'b-0']
     """
 
     __slots__ = ()

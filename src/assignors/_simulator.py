@@ -71,12 +71,13 @@ class _Timer(enum.Enum):
 class GroupSimulator:
     """One consumer group driven by events, on a coordinator with a session timeout.
 
-    >>> sim = GroupSimulator({"t": 4}, session_timeout_s=10)
-    >>> _ = sim.apply(Join(0, "a", ("t",), ("cooperative-sticky",)))
-    >>> [r.generation for r in sim.apply(Join(1, "b", ("t",), ("cooperative-sticky",))).rounds]
-    [2, 3]
-    >>> sim.owned()
-    {'a': (TopicPartition(topic='t', partition=0), TopicPartition(topic='t', partition=1)), \
+    Examples:
+        >>> sim = GroupSimulator({"t": 4}, session_timeout_s=10)
+        >>> _ = sim.apply(Join(0, "a", ("t",), ("cooperative-sticky",)))
+        >>> [r.generation for r in sim.apply(Join(1, "b", ("t",), ("cooperative-sticky",))).rounds]
+        [2, 3]
+        >>> sim.owned()
+        {'a': (TopicPartition(topic='t', partition=0), TopicPartition(topic='t', partition=1)), \
 'b': (TopicPartition(topic='t', partition=2), TopicPartition(topic='t', partition=3))}
 
     Args:
