@@ -23,17 +23,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assignors._assign import assign_snapshot
 from assignors._errors import AssignorError, UsageError
-from assignors._model import RebalanceProtocol, parse_topic_partition
-from assignors._registry import assignor_names, get_assignor
-from assignors._snapshot import Snapshot, parse_snapshot
-from assignors.metrics import balance, movement, owners
-from assignors.rebalance import preferred_protocol, rebalance
+from assignors._registry import assignor_names
+from assignors._snapshot import parse_snapshot
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
-    from assignors._model import Assignment
 
 __all__ = ["main"]
 
@@ -60,79 +57,17 @@ def _load_json(path: str) -> object:
         raise CliError(msg) from None
 
 
-def _assign_report(snapshot: Snapshot, strategy: str) -> dict[str, Any]:
-    """One strategy's result for the snapshot, as the group ends up.
-
-    The first round gets the snapshot's subscriptions exactly as given. Under COOPERATIVE, a
-    partition that changes owner is withheld in that round, so the members' follow-up rounds
-    run too (through :func:`assignors.rebalance.rebalance`) and the report shows where the
-    group settles, how many rounds it took and what the first round withheld.
-    """
-    assignor = get_assignor(strategy)
-    protocol = preferred_protocol(assignor)
-    cluster, subscriptions = snapshot.cluster, snapshot.subscriptions
-    previous = {member: s.owned_partitions for member, s in subscriptions.items()}
-    first = assignor.assign(cluster, subscriptions)
-    final, rounds, withheld = first, 1, 0
-    if protocol is RebalanceProtocol.COOPERATIVE:
-        now = owners(first)
-        withheld = sum(now.get(tp) != member for member, owned in previous.items() for tp in owned)
-        if withheld:
-            generation = max(max((s.generation_id for s in subscriptions.values()), default=0), 0) + 1
-            holding = {member: a.partitions for member, a in first.items()}
-            follow_up = rebalance(assignor, cluster, subscriptions, holding, generation=generation, protocol=protocol)
-            final, rounds = follow_up.assignment, 1 + len(follow_up.rounds)
-    b = balance(final)
-    m = movement(previous, final)
-    report: dict[str, Any] = {
-        "strategy": strategy,
-        "protocol": protocol.name,
-        "rounds": rounds,
-        "assignment": _partition_names(final),
-        "balance": {"min_load": b.min_load, "max_load": b.max_load, "spread": b.spread, "stddev": round(b.stddev, 4)},
-        "movement": {"moved": m.moved, "retained": m.retained, "released": m.released, "revoked": m.revoked(protocol)},
-    }
-    if rounds > 1:
-        report["first_round"] = {"assignment": _partition_names(first), "withheld": withheld}
-    return report
-
-
-def _partition_names(assignment: Mapping[str, Assignment]) -> dict[str, list[str]]:
-    return {member: [str(tp) for tp in a.partitions] for member, a in assignment.items()}
-
-
-def _print_report(report: dict[str, Any]) -> None:
-    rounds = report["rounds"]
-    settles = "" if rounds == 1 else f", settles in {rounds} rounds"
-    print(f"== {report['strategy']} ({report['protocol']}{settles})")
-    assignment: dict[str, list[str]] = report["assignment"]
-    width = max((len(member) for member in assignment), default=0)
-    for member, partitions in assignment.items():
-        names = " ".join(str(tp) for tp in sorted(map(parse_topic_partition, partitions))) or "-"
-        print(f"  {member:<{width}}  {len(partitions):>4}  {names}")
-    b, m = report["balance"], report["movement"]
-    print(
-        f"  balance: min {b['min_load']}, max {b['max_load']}, spread {b['spread']}, stddev {b['stddev']:.3f}"
-        f"  |  vs owned: kept {m['retained']}, moved {m['moved']}, released {m['released']}, revoked {m['revoked']}"
-    )
-    if "first_round" in report:
-        print(
-            f"  round 1 withheld the {report['first_round']['withheld']} partition(s) that change owner;"
-            " their owners revoked them and the group rejoined"
-        )
-
-
 def _cmd_assign(args: argparse.Namespace) -> int:
     snapshot = parse_snapshot(_load_json(args.input))
     strategies: list[str] = args.strategy or list(assignor_names())
-    reports = [_assign_report(snapshot, name) for name in strategies]
+    reports = [assign_snapshot(snapshot, name) for name in strategies]
     if args.json:
-        print(json.dumps(reports, indent=2))
+        print(json.dumps([report.to_json() for report in reports], indent=2))
     else:
         counts = snapshot.cluster.partitions_per_topic
         print(f"{len(snapshot.subscriptions)} members, {len(counts)} topics, {sum(counts.values())} partitions")
         for report in reports:
-            _print_report(report)
+            print(report.render())
     return 0
 
 
