@@ -9,16 +9,19 @@ follow-up rounds included). Bad input is one line on stderr and exit status 2.
 events: join, leave, crash, restart, subscribe, add_partitions) through the group
 simulator and prints its timeline, round by round.
 
-``assignors evaluate --membership PATH --topics PATH --out DIR [--strategies ...] [--master URL]``
-replays membership histories on Spark and writes the evaluation and ``report.html``;
-``assignors demo [--out DIR]`` does it on a generated sample history. Both need the
-``spark`` extra and import it only when run.
+Other packages add commands through the entry-point group ``assignors.commands`` (loaded in
+name order): each entry is a callable ``register(subparsers)`` that adds one sub-parser and
+sets ``run=FUNC`` with ``FUNC(args) -> int``. The Spark layer registers ``evaluate`` and
+``demo`` this way (:mod:`spark_udfs.cli`), so this module never names it. A command may raise
+:class:`CliError` (or an :class:`~assignors.AssignorError`) to print one line and exit with 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,12 +32,16 @@ from assignors._registry import assignor_names
 from assignors._snapshot import parse_snapshot
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
+    Register = Callable[[Any], None]
 
-__all__ = ["main"]
+__all__ = ["COMMAND_GROUP", "EXIT_USAGE", "CliError", "main"]
+
+logger = logging.getLogger(__name__)
 
 EXIT_USAGE = 2
+COMMAND_GROUP = "assignors.commands"
 
 
 CliError = UsageError
@@ -83,42 +90,22 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _spark() -> Any:
-    try:
-        from spark_udfs import job
-        from spark_udfs.session import get_session
-    except ImportError as error:
-        msg = f"this command needs the spark extra (pip install 'assignors[spark]'): {error}"
-        raise CliError(msg) from None
-    return job, get_session
+def plugin_commands() -> list[Register]:
+    """The ``register`` callables of the ``assignors.commands`` entry points, in name order.
+
+    An entry point that cannot be loaded (a stale or broken installation) is left out with a
+    warning, so the built-in commands and ``--help`` keep working.
+    """
+    registrars: list[Register] = []
+    for entry in sorted(importlib.metadata.entry_points(group=COMMAND_GROUP), key=lambda e: (e.name, e.value)):
+        try:
+            registrars.append(entry.load())
+        except Exception as error:  # noqa: BLE001 - one broken plugin must not break the command line
+            logger.warning("assignors: command %r (%s) is not available: %s", entry.name, entry.value, error)
+    return registrars
 
 
-def _cmd_evaluate(args: argparse.Namespace) -> int:
-    job, get_session = _spark()
-    from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
-    from spark_udfs.udfs import SchemaError
-
-    spark = get_session(args.master)
-    try:
-        membership = job.read_table(spark, args.membership, MEMBERSHIP_COLUMNS)
-        topics = job.read_table(spark, args.topics, TOPICS_COLUMNS)
-        summary = job.run_evaluation(spark, membership, topics, args.out, strategies=args.strategies)
-    except (SchemaError, FileNotFoundError) as error:
-        raise CliError(str(error)) from None
-    job.print_summary(summary, args.out)
-    return 0
-
-
-def _cmd_demo(args: argparse.Namespace) -> int:
-    job, get_session = _spark()
-    spark = get_session(args.master)
-    print(f"generating a sample history of {args.groups} groups x {args.snapshots} snapshots; evaluating on Spark")
-    summary = job.run_demo(spark, args.out, groups=args.groups, snapshots=args.snapshots)
-    job.print_summary(summary, args.out)
-    return 0
-
-
-def _parser() -> argparse.ArgumentParser:
+def _parser(commands_from: Iterable[Register]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="assignors", description="Kafka consumer partition assignors.")
     commands = parser.add_subparsers(dest="command", required=True)
     assign = commands.add_parser("assign", help="assign one group snapshot (JSON) with each strategy")
@@ -135,27 +122,18 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--scenario", required=True, help="scenario JSON: topics, session_timeout_s, events")
     simulate.add_argument("--json", action="store_true", help="print the timeline as JSON")
     simulate.set_defaults(run=_cmd_simulate)
-    evaluate = commands.add_parser("evaluate", help="replay membership histories on Spark and compare strategies")
-    evaluate.add_argument("--membership", required=True, help="membership table: Parquet, or CSV with a header")
-    evaluate.add_argument("--topics", required=True, help="topics table: Parquet, or CSV with a header")
-    evaluate.add_argument("--out", required=True, help="output directory (evaluation/ and report.html)")
-    evaluate.add_argument(
-        "--strategies", nargs="+", choices=assignor_names(), default=list(assignor_names()), help="default: all"
-    )
-    evaluate.add_argument("--master", help="Spark master URL (default: the active session, else local[*])")
-    evaluate.set_defaults(run=_cmd_evaluate)
-    demo = commands.add_parser("demo", help="evaluate a generated sample history (what `make demo` runs)")
-    demo.add_argument("--out", default="demo-output", help="output directory (default: demo-output)")
-    demo.add_argument("--groups", type=int, default=300, help="number of groups (default: 300)")
-    demo.add_argument("--snapshots", type=int, default=48, help="snapshots per group (default: 48)")
-    demo.add_argument("--master", help="Spark master URL (default: local[*])")
-    demo.set_defaults(run=_cmd_demo)
+    for register in commands_from:
+        register(commands)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, *, commands: Iterable[Register] | None = None) -> int:
+    """Run the command line; returns the exit status.
+
+    ``commands`` are the ``register`` callables of the extra commands (default: the
+    ``assignors.commands`` entry points).
+    """
+    args = _parser(plugin_commands() if commands is None else commands).parse_args(argv)
     try:
         status: int = args.run(args)
     except (CliError, AssignorError) as error:

@@ -1,11 +1,11 @@
 """Entry point for ``spark-submit``: ``spark-submit [...] src/spark_udfs/submit.py evaluate --membership ...``.
 
-It runs the ``assignors`` command line in the session spark-submit created.
+It runs the ``assignors`` command line, with the Spark commands, in the session spark-submit created.
 """
 
 import sys
 
-from assignors.cli import main
+from spark_udfs.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from assignors.cli import main
 from spark_udfs import MemberRow, TopicHistory, replay_group
+from spark_udfs.cli import main
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, OUTPUT_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.sample import generate_history
 from spark_udfs.udfs import SchemaError, evaluate_history, register_udfs

@@ -1,0 +1,114 @@
+"""The Spark commands of ``assignors``: ``evaluate`` and ``demo``.
+
+``assignors evaluate --membership PATH --topics PATH --out DIR [--strategies ...] [--master URL]``
+replays membership histories on Spark and writes the evaluation and ``report.html``;
+``assignors demo [--out DIR]`` does it on a generated sample history.
+
+They reach the ``assignors`` command through the entry-point group ``assignors.commands``
+(``register_evaluate``, ``register_demo``). Registering imports neither pyspark, pandas nor
+pyarrow: the commands import them when run, and say which extra to install when one is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import TYPE_CHECKING
+
+from assignors import assignor_names
+from assignors.cli import CliError
+from assignors.cli import main as assignors_main
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pyspark.sql import SparkSession
+
+__all__ = ["main", "register_demo", "register_evaluate"]
+
+SPARK_EXTRA_MODULES = ("pyspark", "pandas", "pyarrow")
+
+
+def require_spark() -> None:
+    """Raise a one-line :class:`CliError` naming the extra when pyspark, pandas or pyarrow is missing."""
+    for name in SPARK_EXTRA_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            msg = f"this command needs the spark extra ({name} is not installed): pip install 'assignors[spark]'"
+            raise CliError(msg) from None
+
+
+def _session(args: argparse.Namespace) -> SparkSession:
+    from spark_udfs.session import get_session
+
+    return get_session(args.master)
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    require_spark()
+    from spark_udfs import job
+    from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
+    from spark_udfs.udfs import SchemaError
+
+    spark = _session(args)
+    try:
+        membership = job.read_table(spark, args.membership, MEMBERSHIP_COLUMNS)
+        topics = job.read_table(spark, args.topics, TOPICS_COLUMNS)
+        summary = job.run_evaluation(spark, membership, topics, args.out, strategies=args.strategies)
+    except (SchemaError, FileNotFoundError) as error:
+        raise CliError(str(error)) from None
+    job.print_summary(summary, args.out)
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    require_spark()
+    from spark_udfs import job
+
+    spark = _session(args)
+    print(f"generating a sample history of {args.groups} groups x {args.snapshots} snapshots; evaluating on Spark")
+    summary = job.run_demo(spark, args.out, groups=args.groups, snapshots=args.snapshots)
+    job.print_summary(summary, args.out)
+    return 0
+
+
+def _add_session_options(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument("--master", help=f"Spark master URL (default: {default})")
+
+
+def register_evaluate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``assignors evaluate``."""
+    evaluate = subparsers.add_parser("evaluate", help="replay membership histories on Spark and compare strategies")
+    evaluate.add_argument("--membership", required=True, help="membership table: Parquet, or CSV with a header")
+    evaluate.add_argument("--topics", required=True, help="topics table: Parquet, or CSV with a header")
+    evaluate.add_argument("--out", required=True, help="output directory (evaluation/ and report.html)")
+    evaluate.add_argument(
+        "--strategies", nargs="+", choices=assignor_names(), default=list(assignor_names()), help="default: all"
+    )
+    _add_session_options(evaluate, "the active session, else local[*]")
+    evaluate.set_defaults(run=_cmd_evaluate)
+
+
+def register_demo(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``assignors demo``."""
+    demo = subparsers.add_parser("demo", help="evaluate a generated sample history (what `make demo` runs)")
+    demo.add_argument("--out", default="demo-output", help="output directory (default: demo-output)")
+    demo.add_argument("--groups", type=int, default=300, help="number of groups (default: 300)")
+    demo.add_argument("--snapshots", type=int, default=48, help="snapshots per group (default: 48)")
+    _add_session_options(demo, "the active session, else local[*]")
+    demo.set_defaults(run=_cmd_demo)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``assignors`` command line with the Spark commands registered directly (no entry points needed).
+
+    ``spark-submit src/spark_udfs/submit.py`` runs this: the wheel on ``--py-files`` is importable
+    there, but not installed, so its entry points are not visible.
+    """
+    return assignors_main(argv, commands=(register_demo, register_evaluate))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
