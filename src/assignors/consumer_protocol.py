@@ -54,6 +54,7 @@ __all__ = [
 HIGHEST_VERSION = 3
 """The newest ConsumerProtocol version for both Subscription and Assignment."""
 
+
 def _read_topic_partitions(reader: _Reader, field: str, *, unique: bool = False) -> list[TopicPartition]:
     """``[topic: STRING, partitions: [INT32]]`` (the smallest element is 2 + 4 bytes).
 

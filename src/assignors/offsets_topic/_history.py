@@ -1,0 +1,388 @@
+"""Records to tables: fold ``__consumer_offsets`` records into ``membership``, ``actual`` and ``topics`` rows.
+
+A classic group's snapshot is one GroupMetadata record (one completed generation, or a
+static member's replacement within one). A KIP-848 group's snapshot is the group's state
+after each type-6 record (a new target assignment epoch), folded from the records of
+types 3-8 and 16 before it in offset order. Rows are plain dicts whose keys are the
+tables' columns, so the pure-Python collector and the Spark job share them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from assignors._errors import ProtocolError
+from assignors.offsets_topic._decode import decode_record
+from assignors.offsets_topic._records import (
+    ConsumerGroupCurrentMemberAssignment,
+    ConsumerGroupMemberMetadata,
+    ConsumerGroupMetadata,
+    ConsumerGroupPartitionMetadata,
+    ConsumerGroupRecordTombstone,
+    ConsumerGroupRegularExpression,
+    ConsumerGroupTargetAssignmentMember,
+    ConsumerGroupTargetAssignmentMetadata,
+    GroupMetadata,
+    GroupTombstone,
+    LegacyConsumerGroupRecord,
+    OffsetCommit,
+    Record,
+    TopicIdPartitions,
+    UnknownRecord,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+__all__ = ["ACTUAL_COLUMNS", "HistoryBuilder", "TopicCounts", "timestamp_of"]
+
+_log = logging.getLogger(__name__)
+
+ACTUAL_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("group_id", "string"),
+    ("snapshot_ts", "timestamp"),
+    ("generation", "int"),
+    ("protocol", "string"),
+    ("leader", "string"),
+    ("member_id", "string"),
+    ("group_instance_id", "string"),
+    ("assigned", "array<string>"),
+)
+"""The ``actual`` table: one row per member per recorded snapshot, with what the cluster assigned it."""
+
+_ONE_TICK = dt.timedelta(microseconds=1)
+_SERVER_ASSIGNORS = {"uniform": "uniform", "range": "consumer-range"}
+"""KIP-848 server-side assignor names as the replay's strategy names (Kafka's default is uniform)."""
+
+
+def _by_time(observation: tuple[dt.datetime | None, int]) -> tuple[bool, float, int]:
+    """Observations without a time first, then by time (aware datetimes only)."""
+    ts, count = observation
+    return (ts is not None, ts.timestamp() if ts is not None else 0.0, count)
+
+
+def timestamp_of(ms: int) -> dt.datetime:
+    """A record's CreateTime (ms since the epoch) as an aware UTC datetime."""
+    return dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(milliseconds=ms)
+
+
+Row = dict[str, Any]
+
+
+class TopicCounts:
+    """User-supplied partition counts over time: per topic, the latest row with ``valid_from <= ts`` applies."""
+
+    def __init__(self, rows: Iterable[tuple[str, int, dt.datetime | None]] = ()) -> None:
+        self.rows: dict[str, list[tuple[dt.datetime | None, int]]] = {}
+        for topic, partitions, valid_from in rows:
+            self.rows.setdefault(topic, []).append((valid_from, partitions))
+        for entries in self.rows.values():
+            entries.sort(key=lambda e: _by_time((e[0], e[1])))
+
+    def count_at(self, topic: str, ts: dt.datetime | None) -> int | None:
+        count = None
+        for valid_from, partitions in self.rows.get(topic, ()):
+            if valid_from is None or (ts is not None and valid_from <= ts):
+                count = partitions
+        return count
+
+
+@dataclass
+class _ConsumerGroupState:
+    """A KIP-848 group folded so far (the last value per record key)."""
+
+    topic_names: dict[str, str] = field(default_factory=dict)
+    members: dict[str, ConsumerGroupMemberMetadata] = field(default_factory=dict)
+    targets: dict[str, tuple[TopicIdPartitions, ...]] = field(default_factory=dict)
+    regexes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass
+class HistoryBuilder:
+    """Fold records, in offset order per ``__consumer_offsets`` partition, into table rows.
+
+    Args:
+        groups: keep only groups whose id matches (``re.search``).
+        since: skip snapshots before this time.
+        topic_counts: user-supplied partition counts; they become the ``topics`` table and
+            a recorded partition beyond them is a warning.
+        topic_ids: topic id (as Kafka prints it) -> name, for KIP-848 records without a
+            type-4 record naming them (Kafka 4.1+ writes none).
+    """
+
+    groups: re.Pattern[str] | None = None
+    since: dt.datetime | None = None
+    topic_counts: TopicCounts = field(default_factory=TopicCounts)
+    topic_ids: Mapping[str, str] = field(default_factory=dict)
+    membership: list[Row] = field(default_factory=list)
+    actual: list[Row] = field(default_factory=list)
+    stats: Counter[str] = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    groups_seen: set[str] = field(default_factory=set)
+    _observed: dict[str, list[tuple[dt.datetime | None, int]]] = field(default_factory=dict)
+    _unsized: set[str] = field(default_factory=set)
+    _exact: set[str] = field(default_factory=set)
+    _last_ts: dict[str, dt.datetime] = field(default_factory=dict)
+    _consumer_groups: dict[str, _ConsumerGroupState] = field(default_factory=dict)
+    _warned: set[str] = field(default_factory=set)
+
+    def add_raw(self, key: bytes, value: bytes | None, timestamp_ms: int | None, where: str = "") -> Record | None:
+        """Decode and add one record; an undecodable one is counted and kept in ``errors`` (None returned)."""
+        try:
+            record = decode_record(key, value)
+        except ProtocolError as error:
+            self.stats["undecodable"] += 1
+            self.errors.append(f"{where or 'record'}: {error}")
+            return None
+        self.add(record, timestamp_ms)
+        return record
+
+    def add(self, record: Record, timestamp_ms: int | None) -> None:
+        """Add one decoded record written at ``timestamp_ms`` (its CreateTime; None when unknown)."""
+        self.stats["records"] += 1
+        if isinstance(record, OffsetCommit | UnknownRecord):
+            self.stats["offset commits" if isinstance(record, OffsetCommit) else "other record types"] += 1
+            return
+        if self.groups is not None and not self.groups.search(record.group_id):
+            self.stats["filtered out"] += 1
+            return
+        self.groups_seen.add(record.group_id)
+        if isinstance(record, GroupTombstone):
+            self.stats["group tombstones"] += 1
+        elif isinstance(record, GroupMetadata):
+            self._classic(record, timestamp_ms)
+        elif isinstance(record, LegacyConsumerGroupRecord):
+            self.stats["legacy KIP-848 records"] += 1
+            self._warn_once(
+                "legacy",
+                "KIP-848 records that do not decode with Kafka 3.8+ layouts (Kafka 3.7's early-access layout) "
+                f"were skipped, first in group {record.group_id!r}: {record.reason}",
+            )
+        else:
+            self._consumer_group(record, timestamp_ms)
+
+    # --- classic groups -----------------------------------------------------------------
+
+    def _classic(self, record: GroupMetadata, timestamp_ms: int | None) -> None:
+        self.stats["group metadata"] += 1
+        if record.protocol_type != "consumer":
+            self.stats["non-consumer groups"] += 1
+            return
+        if not record.members:
+            self.stats["empty generations"] += 1
+            return
+        broken = next((m.error for m in record.members if m.error is not None), None)
+        if broken is not None:
+            self.stats["snapshots with undecodable members"] += 1
+            self.errors.append(f"group {record.group_id!r} generation {record.generation}: {broken}")
+            return
+        ms = timestamp_ms if timestamp_ms is not None else record.current_state_timestamp
+        ts = self._snapshot_ts(record.group_id, ms)
+        if ts is None:
+            return
+        self.stats["snapshots"] += 1
+        for member in sorted(record.members, key=lambda m: m.member_id):
+            subscription = member.subscription
+            topics = sorted(subscription.topics) if subscription is not None else []
+            assigned = sorted(member.assignment.partitions) if member.assignment is not None else []
+            self.membership.append(
+                {
+                    "group_id": record.group_id,
+                    "snapshot_ts": ts,
+                    "member_id": member.member_id,
+                    "topics": topics,
+                    "group_instance_id": member.group_instance_id,
+                    "rack_id": subscription.rack_id if subscription is not None else None,
+                }
+            )
+            self.actual.append(
+                {
+                    "group_id": record.group_id,
+                    "snapshot_ts": ts,
+                    "generation": record.generation,
+                    "protocol": record.protocol,
+                    "leader": record.leader,
+                    "member_id": member.member_id,
+                    "group_instance_id": member.group_instance_id,
+                    "assigned": [str(tp) for tp in assigned],
+                }
+            )
+            owned = subscription.owned_partitions if subscription is not None else ()
+            self._observe(record.group_id, ts, [(tp.topic, tp.partition) for tp in (*assigned, *owned)], topics)
+
+    def _snapshot_ts(self, group: str, ms: int | None) -> dt.datetime | None:
+        """The snapshot's time, strictly after the group's previous one (a tie moves 1 microsecond on)."""
+        if ms is None or ms < 0:
+            self.stats["snapshots without a timestamp"] += 1
+            self._warn_once("no-ts", f"records without a timestamp were skipped, first in group {group!r}")
+            return None
+        ts = timestamp_of(ms)
+        if self.since is not None and ts < self.since:
+            self.stats["before --since"] += 1
+            return None
+        last = self._last_ts.get(group)
+        if last is not None and ts <= last:
+            ts = last + _ONE_TICK
+        self._last_ts[group] = ts
+        return ts
+
+    def _observe(
+        self, group: str, ts: dt.datetime, partitions: Iterable[tuple[str, int]], subscribed: Iterable[str]
+    ) -> None:
+        highest: dict[str, int] = {}
+        for topic, partition in partitions:
+            highest[topic] = max(highest.get(topic, -1), partition)
+            supplied = self.topic_counts.count_at(topic, ts)
+            if supplied is not None and partition >= supplied:
+                self._warn_once(
+                    f"beyond:{topic}:{supplied}",
+                    f"group {group!r} at {ts.isoformat()} was assigned {topic}-{partition}, beyond the "
+                    f"{supplied} partitions given for {topic!r}: the counts given are too low for that time",
+                )
+        for topic, partition in highest.items():
+            self._observed.setdefault(topic, []).append((ts, partition + 1))
+        self._unsized.update(t for t in subscribed if t not in highest)
+
+    # --- KIP-848 groups -----------------------------------------------------------------
+
+    def _consumer_group(self, record: Record, timestamp_ms: int | None) -> None:
+        self.stats["KIP-848 records"] += 1
+        group = getattr(record, "group_id", "")
+        state = self._consumer_groups.setdefault(group, _ConsumerGroupState())
+        if isinstance(record, ConsumerGroupRecordTombstone):
+            self._tombstone(state, record)
+        elif isinstance(record, ConsumerGroupPartitionMetadata):
+            state.topic_names = {t.topic_id: t.topic_name for t in record.topics}
+            ts = timestamp_of(timestamp_ms) if timestamp_ms is not None and timestamp_ms >= 0 else None
+            for topic in record.topics:
+                self._observed.setdefault(topic.topic_name, []).append((ts, topic.num_partitions))
+                self._exact.add(topic.topic_name)
+        elif isinstance(record, ConsumerGroupMemberMetadata):
+            state.members[record.member_id] = record
+        elif isinstance(record, ConsumerGroupTargetAssignmentMember):
+            state.targets[record.member_id] = record.partitions
+        elif isinstance(record, ConsumerGroupRegularExpression):
+            state.regexes[record.regular_expression] = record.topics
+        elif isinstance(record, ConsumerGroupTargetAssignmentMetadata):
+            self._consumer_group_snapshot(group, state, record.assignment_epoch, timestamp_ms)
+        elif not isinstance(record, ConsumerGroupMetadata | ConsumerGroupCurrentMemberAssignment):
+            msg = f"unexpected record {record!r}"  # pragma: no cover - every record type is handled above
+            raise TypeError(msg)
+
+    def _tombstone(self, state: _ConsumerGroupState, record: ConsumerGroupRecordTombstone) -> None:
+        member = record.member_id or ""
+        if record.record_type == 5:  # noqa: PLR2004 - ConsumerGroupMemberMetadata
+            state.members.pop(member, None)
+        elif record.record_type == 7:  # noqa: PLR2004 - ConsumerGroupTargetAssignmentMember
+            state.targets.pop(member, None)
+        elif record.record_type == 16:  # noqa: PLR2004 - ConsumerGroupRegularExpression
+            state.regexes.pop(record.regular_expression or "", None)
+        elif record.record_type == 4:  # noqa: PLR2004 - ConsumerGroupPartitionMetadata
+            state.topic_names = {}
+
+    def _topic_name(self, state: _ConsumerGroupState, topic_id: str, group: str) -> str:
+        name = state.topic_names.get(topic_id) or self.topic_ids.get(topic_id)
+        if name is None:
+            self._warn_once(
+                f"id:{topic_id}",
+                f"topic id {topic_id} (group {group!r}) has no name in the records; give its name "
+                "(a topic-ids file or the live cluster's metadata), it is kept as the id",
+            )
+            return topic_id
+        return name
+
+    def _consumer_group_snapshot(self, group: str, state: _ConsumerGroupState, epoch: int, ms: int | None) -> None:
+        if not state.members:
+            self.stats["empty generations"] += 1
+            return
+        ts = self._snapshot_ts(group, ms)
+        if ts is None:
+            return
+        self.stats["snapshots"] += 1
+        assignors = Counter(m.server_assignor or "uniform" for m in state.members.values())
+        server = min(assignors, key=lambda name: (-assignors[name], name))
+        protocol = _SERVER_ASSIGNORS.get(server, server)
+        for member_id in sorted(state.members):
+            member = state.members[member_id]
+            topics = set(member.subscribed_topic_names)
+            if member.subscribed_topic_regex is not None:
+                topics.update(state.regexes.get(member.subscribed_topic_regex, ()))
+            assigned = sorted(
+                (self._topic_name(state, entry.topic_id, group), partition)
+                for entry in state.targets.get(member_id, ())
+                for partition in entry.partitions
+            )
+            self.membership.append(
+                {
+                    "group_id": group,
+                    "snapshot_ts": ts,
+                    "member_id": member_id,
+                    "topics": sorted(topics),
+                    "group_instance_id": member.instance_id,
+                    "rack_id": member.rack_id,
+                }
+            )
+            self.actual.append(
+                {
+                    "group_id": group,
+                    "snapshot_ts": ts,
+                    "generation": epoch,
+                    "protocol": protocol,
+                    "leader": None,
+                    "member_id": member_id,
+                    "group_instance_id": member.instance_id,
+                    "assigned": [f"{topic}-{partition}" for topic, partition in assigned],
+                }
+            )
+            self._observe(group, ts, assigned, topics)
+
+    # --- output -------------------------------------------------------------------------
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            self.warnings.append(message)
+            _log.warning("%s", message)
+
+    def drain(self) -> tuple[list[Row], list[Row]]:
+        """The membership and actual rows added since the last call (for incremental writing)."""
+        membership, actual = self.membership, self.actual
+        self.membership, self.actual = [], []
+        return membership, actual
+
+    def topics(self) -> list[Row]:
+        """The ``topics`` table: the counts given, else what the records reveal.
+
+        Without a given count, a topic's rows are the running maximum of the partitions the
+        records show (owned or assigned partitions are a lower bound; a KIP-848 type-4 record
+        gives the count), one row each time it grows, the first valid from always.
+        """
+        rows: list[Row] = []
+        for topic in sorted(set(self._observed) | self._unsized | set(self.topic_counts.rows)):
+            if topic in self.topic_counts.rows:
+                rows.extend(
+                    {"topic": topic, "partitions": count, "valid_from": valid_from}
+                    for valid_from, count in self.topic_counts.rows[topic]
+                )
+                continue
+            observed = sorted(self._observed.get(topic, ()), key=_by_time)
+            best = 0
+            for ts, count in observed:
+                if count > best:
+                    rows.append({"topic": topic, "partitions": count, "valid_from": ts if best else None})
+                    best = count
+        return rows
+
+    def lower_bound_topics(self) -> list[str]:
+        """Topics whose count comes only from assigned or owned partitions (exact only if every partition was seen)."""
+        return sorted(t for t in self._observed if t not in self._exact and t not in self.topic_counts.rows)
+
+    def unsized_topics(self) -> list[str]:
+        """Topics subscribed to whose partition count the records do not show (give them with ``--topics``)."""
+        return sorted(t for t in self._unsized if t not in self._observed and t not in self.topic_counts.rows)
