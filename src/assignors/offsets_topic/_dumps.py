@@ -224,7 +224,7 @@ def _group_metadata(group: str, version: int, data: dict[str, Any], where: str) 
                     subscription = _subscription(sub_json, instance, at)
                 assignment = Assignment(()) if assign_json in (None, "") else _assignment(assign_json, at)
             except AssignorError as embedded:
-                subscription, assignment, error = None, None, f"{at}: {embedded}"
+                subscription, assignment, error = None, None, f"members[{i}]: {embedded}"
         members.append(
             MemberMetadata(
                 _get(item, "memberId", at, str),
