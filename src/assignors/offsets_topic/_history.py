@@ -371,9 +371,11 @@ class HistoryBuilder:
                     for valid_from, count in self.topic_counts.rows[topic]
                 )
                 continue
-            observed = sorted(self._observed.get(topic, ()), key=_by_time)
+            highest: dict[dt.datetime | None, int] = {}
+            for ts, count in self._observed.get(topic, ()):
+                highest[ts] = max(highest.get(ts, 0), count)
             best = 0
-            for ts, count in observed:
+            for ts, count in sorted(highest.items(), key=_by_time):
                 if count > best:
                     rows.append({"topic": topic, "partitions": count, "valid_from": ts if best else None})
                     best = count

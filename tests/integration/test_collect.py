@@ -1,0 +1,101 @@
+"""``assignors collect`` end to end on librdkafka's mock cluster.
+
+The mock has no ``__consumer_offsets``, so the test creates a topic and produces records in
+the format Kafka's group coordinator writes there (keys and values from
+:func:`assignors.offsets_topic.encode_record`, CreateTime timestamps, one partition per
+group as ``partitionFor`` places them): two generations of a range group with an offset
+commit between them, an Empty generation, and a deleted group (its tombstone). Then it runs
+``assignors collect --topic ...`` against it and reads the three Parquet tables back.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from assignors import Assignment, Subscription, TopicPartition
+from assignors.cli import main
+from assignors.offsets_topic import GroupMetadata, GroupTombstone, MemberMetadata, OffsetCommit, Record, encode_record
+from integration.mock_cluster import MockCluster
+
+pytestmark = pytest.mark.integration
+
+TOPIC = "offsets-copy"
+T0 = 1_760_000_000_000  # ms
+
+
+def _member(member_id: str, partitions: list[int], rack: str | None = None) -> MemberMetadata:
+    return MemberMetadata(
+        member_id,
+        None,
+        "client",
+        "/127.0.0.1",
+        30000,
+        10000,
+        Subscription(["orders"], rack_id=rack),
+        Assignment([TopicPartition("orders", p) for p in partitions]),
+    )
+
+
+RECORDS: list[tuple[int, int, Record]] = [  # (partition, CreateTime offset in ms, record)
+    (0, 0, GroupMetadata("app", 1, "consumer", "range", "m1", T0, (_member("m1", [0, 1, 2], "r1"),))),
+    (0, 500, OffsetCommit("app", "orders", 0, 17)),
+    (
+        0,
+        1000,
+        GroupMetadata("app", 2, "consumer", "range", "m1", T0, (_member("m1", [0, 1]), _member("m2", [2, 3]))),
+    ),
+    (0, 2000, GroupMetadata("app", 3, "consumer", None, None, T0, ())),
+    (1, 0, GroupMetadata("gone", 5, "consumer", "roundrobin", "x", T0, (_member("x", [0]),))),
+    (1, 3000, GroupTombstone("gone")),
+]
+
+
+def _produce(bootstrap: str) -> None:
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": bootstrap})
+    for partition, delay, record in RECORDS:
+        key, value = encode_record(record)
+        producer.produce(TOPIC, value=value, key=key, partition=partition, timestamp=T0 + delay)
+    assert producer.flush(15) == 0
+
+
+def test_collect_reads_the_records_into_three_tables(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "history"
+    with MockCluster() as cluster:
+        cluster.create_topic(TOPIC, 3)
+        _produce(cluster.bootstrap_servers)
+        status = main(
+            ["collect", "--bootstrap-servers", cluster.bootstrap_servers, "--topic", TOPIC, "--out", str(out)]
+        )
+    assert status == 0
+    membership = pq.read_table(out / "membership").to_pylist()
+    actual = pq.read_table(out / "actual").to_pylist()
+    topics = pq.read_table(out / "topics").to_pylist()
+
+    def at(delay: int) -> dt.datetime:
+        return dt.datetime.fromtimestamp((T0 + delay) / 1000, tz=dt.UTC)
+
+    assert sorted((r["group_id"], r["snapshot_ts"], r["member_id"], r["rack_id"]) for r in membership) == [
+        ("app", at(0), "m1", "r1"),
+        ("app", at(1000), "m1", None),
+        ("app", at(1000), "m2", None),
+        ("gone", at(0), "x", None),
+    ]
+    assert all(r["topics"] == ["orders"] for r in membership)
+    assert sorted((r["group_id"], r["generation"], r["protocol"], r["member_id"], r["assigned"]) for r in actual) == [
+        ("app", 1, "range", "m1", ["orders-0", "orders-1", "orders-2"]),
+        ("app", 2, "range", "m1", ["orders-0", "orders-1"]),
+        ("app", 2, "range", "m2", ["orders-2", "orders-3"]),
+        ("gone", 5, "roundrobin", "x", ["orders-0"]),
+    ]
+    # partitions 0-2 were seen first, then 3: the lower bound grows at the second generation
+    assert topics == [
+        {"topic": "orders", "partitions": 3, "valid_from": None},
+        {"topic": "orders", "partitions": 4, "valid_from": at(1000)},
+    ]
