@@ -1,0 +1,111 @@
+"""The strategy ``actual`` (what the cluster did, measured like a strategy) and the range/roundrobin self-check."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assignors import Cluster, RangeAssignor, RoundRobinAssignor, Subscription
+from spark_udfs.actual import ActualRow, actual_rows, match_rates, self_check
+from spark_udfs.replay import OUTPUT_COLUMNS, MemberRow, TopicHistory
+
+T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+
+
+def _at(step: int) -> dt.datetime:
+    return T0 + dt.timedelta(minutes=step)
+
+
+HISTORY = TopicHistory([("t", 4, None)])
+
+
+def _members(step: int, ids: list[str]) -> list[MemberRow]:
+    return [MemberRow(_at(step), m, ("t",)) for m in ids]
+
+
+def _actual(step: int, generation: int, protocol: str, assigned: dict[str, list[str]]) -> list[ActualRow]:
+    return [ActualRow(_at(step), generation, protocol, m, None, tuple(parts)) for m, parts in assigned.items()]
+
+
+def test_actual_rows_pinned() -> None:
+    """Generation 1: a takes all 4; generation 2: b joins and takes 2 and 3 (range's answer)."""
+    members = _members(0, ["a"]) + _members(1, ["a", "b"])
+    actual = _actual(0, 1, "range", {"a": ["t-0", "t-1", "t-2", "t-3"]}) + _actual(
+        1, 2, "range", {"a": ["t-0", "t-1"], "b": ["t-2", "t-3"]}
+    )
+    rows = actual_rows("g", members, actual, HISTORY)
+    assert all(set(row) == {name for name, _ in OUTPUT_COLUMNS} for row in rows)
+    picked = [
+        {
+            k: row[k]
+            for k in (
+                "strategy",
+                "protocol",
+                "generation",
+                "rebalanced",
+                "members",
+                "partitions",
+                "assigned",
+                "min_load",
+                "max_load",
+                "load_spread",
+                "moved",
+                "orphaned",
+                "revoked",
+                "rounds",
+                "valid",
+            )
+        }
+        for row in rows
+    ]
+    assert picked == [
+        {"strategy": "actual", "protocol": "EAGER", "generation": 1, "rebalanced": True, "members": 1,
+         "partitions": 4, "assigned": 4, "min_load": 4, "max_load": 4, "load_spread": 0, "moved": 0,
+         "orphaned": 0, "revoked": 0, "rounds": 1, "valid": True},
+        {"strategy": "actual", "protocol": "EAGER", "generation": 2, "rebalanced": True, "members": 2,
+         "partitions": 4, "assigned": 4, "min_load": 2, "max_load": 2, "load_spread": 0, "moved": 2,
+         "orphaned": 0, "revoked": 4, "rounds": 1, "valid": True},
+    ]  # fmt: skip
+
+
+def test_invalid_recorded_assignment_is_flagged() -> None:
+    actual = _actual(0, 1, "range", {"a": ["t-0", "t-1"]})  # t-2 and t-3 unassigned
+    (row,) = actual_rows("g", _members(0, ["a"]), actual, HISTORY)
+    assert row["valid"] is False
+
+
+def test_self_check_matches_range_and_lists_mismatches() -> None:
+    members = _members(0, ["a", "b"]) + _members(1, ["a", "b"])
+    actual = _actual(0, 1, "range", {"a": ["t-0", "t-1"], "b": ["t-2", "t-3"]}) + _actual(
+        1, 2, "range", {"a": ["t-0", "t-2"], "b": ["t-1", "t-3"]}
+    )
+    rows = self_check("g", members, actual, HISTORY)
+    assert [row["matched"] for row in rows] == [True, False]
+    assert rows[1]["mismatches"] == [
+        "a: recorded [t-0, t-2], replayed [t-0, t-1]",
+        "b: recorded [t-1, t-3], replayed [t-2, t-3]",
+    ]
+    assert match_rates(rows) == {"g": (1, 2)}
+    sticky = _actual(2, 3, "cooperative-sticky", {"a": ["t-0"]})
+    assert self_check("g", _members(2, ["a"]), sticky, HISTORY) == []
+
+
+@given(
+    st.lists(st.sampled_from(["m1", "m2", "m3", "m4", "m5"]), min_size=1, max_size=5, unique=True),
+    st.integers(1, 12),
+    st.sampled_from(["range", "roundrobin"]),
+)
+def test_self_check_reproduces_what_the_assignor_computed(ids: list[str], count: int, name: str) -> None:
+    """A recording made by our own range/roundrobin always matches; its actual row is valid and balanced as computed."""
+    assignor = RangeAssignor() if name == "range" else RoundRobinAssignor()
+    result = assignor.assign(Cluster({"t": count}), {m: Subscription(["t"]) for m in ids})
+    history = TopicHistory([("t", count, None)])
+    actual = _actual(0, 1, name, {m: [str(tp) for tp in a.partitions] for m, a in result.items()})
+    (check,) = self_check("g", _members(0, ids), actual, history)
+    assert check["matched"], check["mismatches"]
+    (row,) = actual_rows("g", _members(0, ids), actual, history)
+    assert row["valid"] is True
+    assert row["assigned"] == count
+    assert row["load_spread"] <= 1
