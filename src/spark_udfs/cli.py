@@ -56,7 +56,12 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     try:
         membership = job.read_table(spark, args.membership, MEMBERSHIP_COLUMNS)
         topics = job.read_table(spark, args.topics, TOPICS_COLUMNS)
-        summary = job.run_evaluation(spark, membership, topics, args.out, strategies=args.strategies)
+        actual = None
+        if args.actual:
+            from assignors.offsets_topic import ACTUAL_COLUMNS
+
+            actual = job.read_table(spark, args.actual, ACTUAL_COLUMNS)
+        summary = job.run_evaluation(spark, membership, topics, args.out, strategies=args.strategies, actual=actual)
     except (SchemaError, FileNotFoundError) as error:
         raise CliError(str(error)) from None
     job.print_summary(summary, args.out)
@@ -84,6 +89,9 @@ def register_evaluate(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     evaluate.add_argument("--membership", required=True, help="membership table: Parquet, or CSV with a header")
     evaluate.add_argument("--topics", required=True, help="topics table: Parquet, or CSV with a header")
     evaluate.add_argument("--out", required=True, help="output directory (evaluation/ and report.html)")
+    evaluate.add_argument(
+        "--actual", help="recorded assignments (the actual table of assignors collect): adds 'actual'"
+    )
     evaluate.add_argument(
         "--strategies", nargs="+", choices=assignor_names(), default=list(assignor_names()), help="default: all"
     )

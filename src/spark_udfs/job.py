@@ -87,13 +87,23 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     *,
     strategies: Sequence[str] = STRATEGIES,
     progress: TextIO | None = sys.stderr,
+    actual: DataFrame | None = None,
 ) -> Summary:
-    """Evaluate, write ``out/evaluation`` (Parquet) and ``out/report.html``; returns the summary."""
+    """Evaluate, write ``out/evaluation`` (Parquet) and ``out/report.html``; returns the summary.
+
+    With ``actual`` (the recorded assignments), the strategy ``actual`` joins the evaluation
+    and ``out/self_check`` holds the range/roundrobin self-check.
+    """
     target = Path(out)
     target.mkdir(parents=True, exist_ok=True)
-    evaluation = evaluate_history(membership, topics, strategies=strategies)
+    evaluation = evaluate_history(membership, topics, strategies=strategies, actual=actual)
     with _progress(spark, progress):
         evaluation.write.mode("overwrite").parquet(str(target / "evaluation"))
+    if actual is not None:
+        from spark_udfs.offsets import evaluate_actual
+
+        _, checks = evaluate_actual(membership, topics, actual)
+        checks.write.mode("overwrite").parquet(str(target / "self_check"))
     written = spark.read.parquet(str(target / "evaluation"))
     summary = summarize(written)
     (target / "report.html").write_text(render_html(summary), encoding="utf-8")
@@ -118,5 +128,10 @@ def run_demo(
 
 
 def print_summary(summary: Summary, out: str, stream: TextIO = sys.stdout) -> None:
+    from spark_udfs.offsets import actual_headline
+
+    headline = actual_headline(summary.strategies)
+    if headline is not None:
+        stream.write(headline + "\n\n")
     stream.write(render_text(summary) + "\n")
     stream.write(f"\nwrote {Path(out) / 'evaluation'} and {Path(out) / 'report.html'}\n")

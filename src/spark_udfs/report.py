@@ -210,6 +210,9 @@ def render_html(summary: Summary, *, title: str = "Kafka assignor evaluation") -
         if summary.error_groups
         else "<p>None: every group was evaluated.</p>"
     )
+    from spark_udfs.offsets import actual_headline
+
+    headline = actual_headline(summary.strategies)
     style = (
         "body{font-family:system-ui,sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0}"
         "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
@@ -221,6 +224,7 @@ def render_html(summary: Summary, *, title: str = "Kafka assignor evaluation") -
             f'<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>',
             f"<style>{style}</style></head><body>",
             f"<h1>{html.escape(title)}</h1>",
+            f"<p><strong>{html.escape(headline.capitalize())}.</strong></p>" if headline else "",
             (
                 f"<p>{summary.groups} groups, {summary.snapshots} snapshots; strategies ranked by total churn "
                 "(partitions moved between live members plus partitions revoked), then by worst load spread.</p>"

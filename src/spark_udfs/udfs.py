@@ -74,6 +74,7 @@ def evaluate_history(
     *,
     strategies: Sequence[str] = ...,
     detail: Literal[False] = ...,
+    actual: DataFrame | None = ...,
 ) -> DataFrame: ...
 
 
@@ -84,6 +85,7 @@ def evaluate_history(
     *,
     strategies: Sequence[str] = ...,
     detail: Literal[True],
+    actual: DataFrame | None = ...,
 ) -> tuple[DataFrame, DataFrame]: ...
 
 
@@ -93,6 +95,7 @@ def evaluate_history(
     *,
     strategies: Sequence[str] = STRATEGIES,
     detail: bool = False,
+    actual: DataFrame | None = None,
 ) -> DataFrame | tuple[DataFrame, DataFrame]:
     """Replay every group's membership history under each strategy.
 
@@ -101,6 +104,8 @@ def evaluate_history(
         topics: ``topic, partitions, valid_from`` (small: collected and shipped to the workers).
         strategies: assignor names, in output order.
         detail: also return the per-member assignments.
+        actual: the recorded assignments (the ``actual`` table of ``assignors collect``): adds the
+            strategy ``actual``, the cluster's own assignments measured the same way.
 
     Returns:
         The evaluation (one row per group, snapshot and strategy; see the README for the
@@ -129,10 +134,18 @@ def evaluate_history(
     parallelism = membership.sparkSession.sparkContext.defaultParallelism * 4
     selected = membership.select(*(name for name, _ in MEMBERSHIP_COLUMNS)).repartition(parallelism, "group_id")
     output = selected.groupBy("group_id").applyInPandas(replay, schema=ddl(columns))
+    from pyspark.sql import functions as sf
+
+    if actual is not None:
+        from spark_udfs.offsets import evaluate_actual
+
+        recorded, _ = evaluate_actual(membership, topics, actual)
+        if detail:
+            recorded = recorded.withColumn("detail", sf.lit(None).cast(columns[-1][1]))
+        output = output.unionByName(recorded)
     if not detail:
         return output
     output = output.cache()
-    from pyspark.sql import functions as sf
 
     members = output.select("group_id", "snapshot_ts", "strategy", sf.explode("detail").alias("d")).select(
         "group_id",

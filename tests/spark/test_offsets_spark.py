@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
+import json
+from pathlib import Path
 from typing import Any
 
+import pytest
 from pyspark.sql import SparkSession
 
 from assignors import Assignment, Subscription, TopicPartition
+from assignors.cli import main
+from assignors.consumer_protocol import encode_assignment, encode_subscription
 from assignors.offsets_topic import GroupMetadata, HistoryBuilder, MemberMetadata, OffsetCommit, Record, encode_record
 from spark_udfs.offsets import offsets_tables
 
@@ -81,3 +87,72 @@ def test_spark_tables_equal_the_pure_fold(spark: SparkSession) -> None:
     (error,) = tables.errors.collect()
     assert error["group_id"] == "b"
     assert error["error"].startswith("partition 1 offset 1: value.")
+
+
+def test_collected_tables_to_a_report_with_the_actual_strategy(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """collect --from-dump, then evaluate --actual: the strategy 'actual' and the range self-check."""
+    from assignors import Cluster, RangeAssignor
+
+    lines = []
+    for step, ids in enumerate([["m1"], ["m1", "m2"], ["m1", "m2", "m3"]]):
+        result = RangeAssignor().assign(Cluster({"t": 6}), {m: Subscription(["t"]) for m in ids})
+        raw_sub = encode_subscription(Subscription(["t"]))
+        group = tuple(
+            MemberMetadata(m, None, "c", "h", 1, 1, Subscription(["t"]), result[m], raw_sub,
+                           encode_assignment(result[m]) if result[m].partitions else b"")
+            for m in ids
+        )  # fmt: skip
+        record = {
+            "key": {"type": 2, "data": {"group": "g"}},
+            "value": {"version": 3, "data": _json_of(GroupMetadata("g", step + 1, "consumer", "range", "m1",
+                                                                   1_700_000_000_000 + 60_000 * step, group))},
+        }  # fmt: skip
+        lines.append(json.dumps(record))
+    dump = tmp_path / "dump.json"
+    dump.write_text("".join(lines), encoding="utf-8")
+    collected = tmp_path / "collected"
+    counts = tmp_path / "counts.json"
+    counts.write_text('{"t": 6}', encoding="utf-8")
+    assert main(["collect", "--from-dump", str(dump), "--out", str(collected), "--topics", str(counts)]) == 0
+    report = tmp_path / "report"
+    argv = ["evaluate", "--membership", str(collected / "membership"), "--topics", str(collected / "topics")]
+    argv += ["--actual", str(collected / "actual"), "--out", str(report), "--strategies", "range", "sticky"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "your cluster moved" in printed
+    evaluation = spark.read.parquet(str(report / "evaluation"))
+    actual_rows = [r.asDict() for r in evaluation.where("strategy = 'actual'").orderBy("snapshot_ts").collect()]
+    range_rows = [r.asDict() for r in evaluation.where("strategy = 'range'").orderBy("snapshot_ts").collect()]
+    assert len(actual_rows) == 3
+    for ours, theirs in zip(actual_rows, range_rows, strict=True):
+        for column in ("members", "assigned", "max_load", "load_spread", "moved", "orphaned", "revoked", "valid"):
+            assert ours[column] == theirs[column], column
+    checks = spark.read.parquet(str(report / "self_check")).collect()
+    assert sorted((r["generation"], r["matched"]) for r in checks) == [(1, True), (2, True), (3, True)]
+    assert "Your cluster moved" in (report / "report.html").read_text(encoding="utf-8")
+
+
+def _json_of(record: GroupMetadata) -> dict[str, Any]:
+    """The formatter's JSON of a GroupMetadataValue v3: base64 of the raw member bytes."""
+    return {
+        "protocolType": record.protocol_type,
+        "generation": record.generation,
+        "protocol": record.protocol,
+        "leader": record.leader,
+        "currentStateTimestamp": record.current_state_timestamp,
+        "members": [
+            {
+                "memberId": m.member_id,
+                "groupInstanceId": m.group_instance_id,
+                "clientId": m.client_id,
+                "clientHost": m.client_host,
+                "rebalanceTimeout": m.rebalance_timeout_ms,
+                "sessionTimeout": m.session_timeout_ms,
+                "subscription": base64.b64encode(m.subscription_bytes).decode(),
+                "assignment": base64.b64encode(m.assignment_bytes).decode(),
+            }
+            for m in record.members
+        ],
+    }
