@@ -53,7 +53,11 @@ class Reader:
         if length < 0:
             msg = f"{field}: negative string length {length} at offset {start}"
             raise ProtocolError(msg, field=field, offset=start)
-        begin = self._take(length, field, start)
+        return self.utf8(length, field, start)
+
+    def utf8(self, length: int, field: str, field_start: int) -> str:
+        """The next ``length`` bytes as UTF-8 text; errors name the field at ``field_start`` or the bad byte."""
+        begin = self._take(length, field, field_start)
         try:
             return self.data[begin : begin + length].decode("utf-8")
         except UnicodeDecodeError as error:
@@ -86,6 +90,10 @@ class Reader:
         if count < 0:
             msg = f"{field}: negative array length {count} at offset {start}"
             raise ProtocolError(msg, field=field, offset=start)
+        return self.checked_count(count, min_element_size, field, start)
+
+    def checked_count(self, count: int, min_element_size: int, field: str, start: int) -> int:
+        """``count`` elements of at least ``min_element_size`` bytes must fit in what is left, else ProtocolError."""
         if count * min_element_size > len(self.data) - self.offset:
             msg = (
                 f"{field}: array of {count} elements at offset {start} needs at least "

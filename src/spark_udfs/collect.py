@@ -33,6 +33,7 @@ from assignors.offsets_topic import (
     read_formatter_output,
     timestamp_of,
 )
+from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -42,15 +43,6 @@ __all__ = ["COLLECT_TABLES", "TableWriter", "collect_dump", "collect_topic", "re
 OFFSETS_TOPIC = "__consumer_offsets"
 FLUSH_SECONDS = 2.0
 COLLECT_TABLES = ("membership", "actual", "topics")
-_MEMBERSHIP_COLUMNS = (
-    ("group_id", "string"),
-    ("snapshot_ts", "timestamp"),
-    ("member_id", "string"),
-    ("topics", "array<string>"),
-    ("group_instance_id", "string"),
-    ("rack_id", "string"),
-)
-_TOPICS_COLUMNS = (("topic", "string"), ("partitions", "int"), ("valid_from", "timestamp"))
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -157,9 +149,9 @@ class TableWriter:
         self.schemas = {
             name: pa.schema([(column, kinds[kind]) for column, kind in columns])
             for name, columns in (
-                ("membership", _MEMBERSHIP_COLUMNS),
+                ("membership", MEMBERSHIP_COLUMNS),
                 ("actual", ACTUAL_COLUMNS),
-                ("topics", _TOPICS_COLUMNS),
+                ("topics", TOPICS_COLUMNS),
             )
         }
 

@@ -99,12 +99,7 @@ class FlexReader(Reader):
         if length > _INT16_MAX:
             msg = f"{field}: string length {length} at offset {start} exceeds Kafka's {_INT16_MAX}"
             raise ProtocolError(msg, field=field, offset=start)
-        begin = self._take(length, field, start)
-        try:
-            return self.data[begin : begin + length].decode("utf-8")
-        except UnicodeDecodeError as error:
-            msg = f"{field}: invalid UTF-8 at offset {begin + error.start}"
-            raise ProtocolError(msg, field=field, offset=begin + error.start) from None
+        return self.utf8(length, field, start)
 
     def compact_string(self, field: str) -> str:
         start = self.offset
@@ -128,13 +123,7 @@ class FlexReader(Reader):
         if count < 0:
             msg = f"{field}: null array at offset {start} where Kafka's schema has a non-nullable array"
             raise ProtocolError(msg, field=field, offset=start)
-        if count * min_element_size > len(self.data) - self.offset:
-            msg = (
-                f"{field}: array of {count} elements at offset {start} needs at least "
-                f"{count * min_element_size} bytes, only {len(self.data) - self.offset} left"
-            )
-            raise ProtocolError(msg, field=field, offset=start)
-        return count
+        return self.checked_count(count, min_element_size, field, start)
 
     def tagged_fields(self, field: str) -> dict[int, bytes]:
         """Read a tagged-field section; returns each tag's raw bytes (callers pick the tags they know)."""
