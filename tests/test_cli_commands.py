@@ -31,7 +31,7 @@ def test_help_lists_the_spark_commands_without_importing_spark() -> None:
     )
     done = _python(code)
     assert done.returncode == 0, done.stderr
-    assert "{assign,simulate,demo,evaluate}" in done.stdout
+    assert "{assign,simulate,collect,demo,evaluate}" in done.stdout
     assert done.stdout.rstrip().endswith("exit 0\n[]")
     assert done.stderr == ""
 

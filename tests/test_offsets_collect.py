@@ -73,3 +73,18 @@ def test_bad_options_are_one_line_and_status_2(
     err = capsys.readouterr().err
     assert message in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_missing_extra_is_one_line_naming_it() -> None:
+    """Without confluent-kafka, collect says which extra to install (registering it imported nothing)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules.update(dict.fromkeys(['confluent_kafka', 'pyarrow']))\n"
+        "from assignors.cli import main; sys.exit(main(['collect', '--bootstrap-servers', 'h:1', '--out', 'o']))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)  # noqa: S603
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("pip install 'assignors[collect]'")
+    assert len(done.stderr.strip().splitlines()) == 1

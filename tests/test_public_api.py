@@ -18,6 +18,7 @@ def test_all_lists_the_public_names() -> None:
         "rebalance",
         "kafka_python",
         "aiokafka",
+        "offsets_topic",
     }
     assert set(assignors.__all__) == public
 

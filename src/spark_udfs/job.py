@@ -127,8 +127,10 @@ def run_demo(
     return run_evaluation(spark, membership, topics, out, progress=progress)
 
 
-def print_summary(summary: Summary, out: str, stream: TextIO = sys.stdout) -> None:
+def print_summary(summary: Summary, out: str, stream: TextIO | None = None) -> None:
     from spark_udfs.offsets import actual_headline
+
+    stream = stream or sys.stdout  # resolved per call: a default bound at import outlives a captured stdout
 
     headline = actual_headline(summary.strategies)
     if headline is not None:
