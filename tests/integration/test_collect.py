@@ -99,3 +99,36 @@ def test_collect_reads_the_records_into_three_tables(tmp_path: Path) -> None:
         {"topic": "orders", "partitions": 3, "valid_from": None},
         {"topic": "orders", "partitions": 4, "valid_from": at(1000)},
     ]
+
+    # the evaluation's strategy 'actual' and the self-check, on the collected tables
+    from spark_udfs.actual import ActualRow, actual_rows, self_check
+    from spark_udfs.replay import MemberRow, TopicHistory
+
+    history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in topics)
+    app_members = [
+        MemberRow(r["snapshot_ts"], r["member_id"], tuple(r["topics"]), r["group_instance_id"], r["rack_id"])
+        for r in membership
+        if r["group_id"] == "app"
+    ]
+    app_actual = [
+        ActualRow(
+            r["snapshot_ts"],
+            r["generation"],
+            r["protocol"],
+            r["member_id"],
+            r["group_instance_id"],
+            tuple(r["assigned"]),
+        )
+        for r in actual
+        if r["group_id"] == "app"
+    ]
+    rows = actual_rows("app", app_members, app_actual, history)
+    assert [
+        (r["strategy"], r["generation"], r["members"], r["max_load"], r["moved"], r["revoked"], r["valid"])
+        for r in rows
+    ] == [
+        ("actual", 1, 1, 3, 0, 0, True),
+        ("actual", 2, 2, 2, 1, 3, True),
+    ]
+    # what the recording's range did is what our RangeAssignor does on the same membership and counts
+    assert [c["matched"] for c in self_check("app", app_members, app_actual, history)] == [True, True]
