@@ -7,7 +7,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
@@ -86,7 +86,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     out: str,
     *,
     strategies: Sequence[str] = STRATEGIES,
-    progress: TextIO | None = sys.stderr,
+    progress: TextIO | Literal["stderr"] | None = "stderr",
     actual: DataFrame | None = None,
 ) -> Summary:
     """Evaluate, write ``out/evaluation`` (Parquet) and ``out/report.html``; returns the summary.
@@ -97,7 +97,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     target = Path(out)
     target.mkdir(parents=True, exist_ok=True)
     evaluation = evaluate_history(membership, topics, strategies=strategies, actual=actual)
-    with _progress(spark, progress):
+    with _progress(spark, sys.stderr if progress == "stderr" else progress):  # resolved per call, as tests swap it
         evaluation.write.mode("overwrite").parquet(str(target / "evaluation"))
     if actual is not None:
         from spark_udfs.offsets import evaluate_actual
@@ -111,7 +111,12 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
 
 
 def run_demo(
-    spark: SparkSession, out: str, *, groups: int = 300, snapshots: int = 48, progress: TextIO | None = sys.stderr
+    spark: SparkSession,
+    out: str,
+    *,
+    groups: int = 300,
+    snapshots: int = 48,
+    progress: TextIO | Literal["stderr"] | None = "stderr",
 ) -> Summary:
     """Generate the sample history, save it under ``out/input`` and evaluate it into ``out``."""
     from spark_udfs.sample import generate_history
