@@ -14,7 +14,7 @@ $(PY):
 
 # pyspark 4.x is a source archive that pip builds once (about a minute); the stamp keeps it once per venv.
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[testing,spark,kafka-python,aiokafka]' --group dev
+	$(PY) -m pip install --quiet -e '.[testing,spark,collect,kafka-python,aiokafka]' --group dev
 	@touch $@
 
 $(VENV)/.installed-bench: pyproject.toml | $(PY)
