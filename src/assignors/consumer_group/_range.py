@@ -1,0 +1,50 @@
+"""KIP-848's ``range`` server assignor (Kafka 3.9 and later): contiguous ranges, recomputed every time."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from assignors._model import RANGE_ASSIGNOR_NAME, Cluster
+from assignors._range import RangeAssignor as ClassicRangeAssignor
+from assignors.consumer_group._common import ServerAssignor
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from assignors._model import MemberId, Subscription, Topic, TopicPartition
+
+__all__ = ["RangeAssignor"]
+
+
+class RangeAssignor(ServerAssignor):
+    """Kafka's server-side ``RangeAssignor`` (KAFKA-16944, Kafka 3.9 and later).
+
+    Not sticky on purpose: the target is a pure function of the members and their
+    subscriptions, whatever the previous target (``owned_partitions``) was. Members are
+    sorted with static members first by ``group_instance_id``, then dynamic members by
+    member id (Java string order); each topic's partitions are split in contiguous ranges
+    over its subscribers in that order, the first ``partitions % subscribers`` taking one
+    more. With identical subscriptions the same members take the extra partition of every
+    topic, which keeps co-partitioned topics together. A static member that restarts with a
+    new member id keeps its place, hence its partitions.
+
+    Kafka's output equals this one exactly (no ``HashMap`` order is involved), except that
+    Kafka 4.0+ clients draw random member ids, so dynamic members sort differently than
+    the classic clients' ``client.id-UUID`` ids. Racks are ignored, as in every released
+    Kafka version. Kafka 3.7 and 3.8 had a sticky server range instead, not modelled here.
+
+    >>> from assignors import Cluster, Subscription
+    >>> subs = {"A": Subscription(["t1", "t3"]), "B": Subscription(["t1", "t3"])}
+    >>> result = RangeAssignor().assign(Cluster({"t1": 3, "t3": 2}), subs)
+    >>> {m: [str(tp) for tp in x.partitions] for m, x in result.items()}
+    {'A': ['t1-0', 't1-1', 't3-0'], 'B': ['t1-2', 't3-1']}
+    """
+
+    name = RANGE_ASSIGNOR_NAME
+
+    def _targets(
+        self, order: list[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
+    ) -> list[list[TopicPartition]]:
+        # The classic range without racks and with Kafka's member order is this rule exactly.
+        result = ClassicRangeAssignor().assign(Cluster(counts), subscriptions)
+        return [list(result[member].partitions) for member in order]

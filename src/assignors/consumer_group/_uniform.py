@@ -1,0 +1,179 @@
+"""KIP-848's ``uniform`` server assignor: the homogeneous builder (identical subscriptions) and its dispatch."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from assignors.consumer_group._common import ServerAssignor, make_partitions, previous_targets
+from assignors.consumer_group._heterogeneous import heterogeneous_targets
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from assignors._model import MemberId, Subscription, Topic, TopicPartition
+    from assignors.consumer_group._common import Runs
+
+__all__ = ["UNIFORM_ASSIGNOR_NAME", "UniformAssignor"]
+
+UNIFORM_ASSIGNOR_NAME = "uniform"
+
+
+class UniformAssignor(ServerAssignor):
+    """Kafka's server-side ``UniformAssignor`` (KIP-848), the default of ``group.consumer.assignors``.
+
+    When every member subscribes to the same topics, the homogeneous builder runs: sizes
+    differ by at most one, and each member keeps as much of its previous target as its
+    quota allows. Otherwise the heterogeneous builder (KAFKA-17710, Kafka 4.0) keeps every
+    partition of a still-subscribed topic, gives the rest to the least loaded subscribers
+    topic by topic, then moves partitions from the most to the least loaded subscribers of
+    each topic, for at most 16 passes over the topics. Its result can be "almost balanced"
+    (9/10/11) when subscriptions overlap, as Kafka's. A member with an empty subscription
+    makes the group heterogeneous, as in Kafka.
+
+    ``stable_extras`` picks the homogeneous builder's version:
+
+    - True (default): after KAFKA-18688 (Kafka 4.1 and later): a member already holding
+      ``min + 1`` keeps its extra partition, so a balanced, valid target comes back
+      unchanged whatever the member order; leftover extras go to the last unfilled members.
+    - False: Kafka 3.8 to 4.0.x: the ``total % members`` extras go to the first members in
+      iteration order, which can move partitions of an already balanced group.
+
+    Order. Kafka iterates members and topic ids in Java ``HashMap``/``HashSet`` order, which
+    depends on random member ids and topic Uuids. Here members go in member-id order
+    (Java's string order) and topics in name order; a member's previous partitions go in
+    ascending partition order (Java's ``HashSet<Integer>`` order for fewer partitions than
+    its capacity). The heterogeneous topic comparator breaks its last tie by topic name
+    where Kafka uses the topic Uuid. So Kafka's exact output differs when a result hinges
+    on those orders: which members get the extras, which new partitions a member gets
+    first, which of its partitions an over-quota member keeps. The rules, balance and
+    stickiness are Kafka's. Racks are ignored, as every released Kafka version ignores them.
+
+    >>> from assignors import Cluster, Subscription, TopicPartition
+    >>> a, b, c = (TopicPartition("t", p) for p in range(3))
+    >>> prev = {"A": Subscription(["t"], owned_partitions=[b]), "B": Subscription(["t"], owned_partitions=[a, c])}
+    >>> result = UniformAssignor().assign(Cluster({"t": 3}), prev)
+    >>> {m: [str(tp) for tp in x.partitions] for m, x in result.items()}
+    {'A': ['t-1'], 'B': ['t-0', 't-2']}
+    >>> result = UniformAssignor(stable_extras=False).assign(Cluster({"t": 3}), prev)
+    >>> {m: [str(tp) for tp in x.partitions] for m, x in result.items()}
+    {'A': ['t-1', 't-2'], 'B': ['t-0']}
+    """
+
+    name = UNIFORM_ASSIGNOR_NAME
+
+    def __init__(self, *, stable_extras: bool = True) -> None:
+        self.stable_extras = stable_extras
+
+    def _targets(
+        self, order: list[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
+    ) -> list[list[TopicPartition]]:
+        current = previous_targets(order, counts, subscriptions)
+        first = subscriptions[order[0]].topics
+        if all(subscriptions[m].topics == first for m in order):
+            topics = [t for t in first if t in counts]
+            return homogeneous_targets(topics, counts, current, stable_extras=self.stable_extras)
+        topic_lists = [[t for t in subscriptions[m].topics if t in counts] for m in order]
+        return heterogeneous_targets(topic_lists, counts, current)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()" if self.stable_extras else f"{type(self).__name__}(stable_extras=False)"
+
+
+def _never_assigned(topics: list[Topic], counts: Mapping[Topic, int], current: list[Runs]) -> list[TopicPartition]:
+    """The partitions of ``topics`` in nobody's previous target, topic by topic, ascending."""
+    taken: dict[Topic, list[list[TopicPartition]]] = {}
+    for member in current:
+        for topic, partitions in member:
+            taken.setdefault(topic, []).append(partitions)
+    free: list[TopicPartition] = []
+    for topic in topics:
+        count = counts[topic]
+        lists = taken.get(topic)
+        if not lists:
+            free.extend(make_partitions(topic, range(count)))
+            continue
+        held = {tp[1] for partitions in lists for tp in partitions}
+        if len(held) < count:
+            free.extend(make_partitions(topic, [p for p in range(count) if p not in held]))
+    return free
+
+
+def _keep(
+    runs: Runs, subscribed: set[Topic], quota: int, kept: list[TopicPartition], revoked: list[TopicPartition]
+) -> int:
+    """Keep up to ``quota`` of a member's previous partitions, the rest to ``revoked``; return the quota left."""
+    for topic, partitions in runs:
+        if topic not in subscribed:
+            continue
+        if len(partitions) <= quota:
+            kept.extend(partitions)
+            quota -= len(partitions)
+        else:
+            kept.extend(partitions[:quota])
+            revoked.extend(partitions[quota:])
+            quota = 0
+    return quota
+
+
+def homogeneous_targets(
+    topics: list[Topic], counts: Mapping[Topic, int], current: list[Runs], *, stable_extras: bool
+) -> list[list[TopicPartition]]:
+    """Kafka's ``UniformHomogeneousAssignmentBuilder``: one target list per member of ``current``.
+
+    Every member's quota is ``total // members``, and ``total % members`` of them take one
+    more. Each member keeps its previous partitions up to its quota; what exceeds it goes
+    after the never-assigned partitions; the members still short of their quota then take
+    from that list in order. ``stable_extras`` chooses who takes the extras (see
+    :class:`UniformAssignor`).
+    """
+    members = len(current)
+    total = sum(counts[t] for t in topics)
+    if total == 0:
+        return [[] for _ in range(members)]
+    min_quota, extra = divmod(total, members)
+    unassigned = _never_assigned(topics, counts, current)
+    kept: list[list[TopicPartition]] = [[] for _ in range(members)]
+    if stable_extras:
+        unfilled = _keep_stable(current, set(topics), min_quota, extra, kept, unassigned)
+    else:
+        unfilled = []
+        for index, runs in enumerate(current):  # Kafka 3.8-4.0: the first members in order take the extras
+            quota = _keep(runs, set(topics), min_quota + (index < extra), kept[index], unassigned)
+            if quota > 0:
+                unfilled.append((index, quota))
+    position = 0
+    for index, quota in unfilled:
+        kept[index].extend(unassigned[position : position + quota])
+        position += quota
+    return kept
+
+
+def _keep_stable(  # noqa: PLR0913, PLR0917 - the builder's state
+    current: list[Runs],
+    subscribed: set[Topic],
+    min_quota: int,
+    extra: int,
+    kept: list[list[TopicPartition]],
+    unassigned: list[TopicPartition],
+) -> list[tuple[int, int]]:
+    """After KAFKA-18688: members already holding ``min + 1`` keep their extra; the rest go to the last unfilled.
+
+    Returns the members still short of their quota, in order, with what they lack.
+    """
+    unfilled: list[list[int]] = []  # [member index, remaining quota]
+    for index, runs in enumerate(current):
+        has_extra = extra > 0  # tentatively min + 1, claimed only by a member that already fills it
+        quota = _keep(runs, subscribed, min_quota + has_extra, kept[index], unassigned)
+        if quota > 0 and has_extra:  # short of min + 1: give the extra slot back for now
+            quota -= 1
+            has_extra = False
+        elif quota == 0 and has_extra:  # already holds min + 1: keeps its extra
+            extra -= 1
+        if quota > 0 or (extra > 0 and not has_extra):
+            unfilled.append([index, quota])
+    for entry in reversed(unfilled):  # leftover extras go to the last unfilled members
+        if extra == 0:
+            break
+        entry[1] += 1
+        extra -= 1
+    return [(index, quota) for index, quota in unfilled if quota > 0]

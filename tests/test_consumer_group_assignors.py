@@ -1,0 +1,400 @@
+"""KIP-848's server-side assignors: Kafka's unit-test examples pinned, and their invariants as properties."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assignors import Assignment, Cluster, InvalidSubscriptionError, Subscription, TopicPartition
+from assignors.consumer_group import MAX_ITERATION_COUNT, RangeAssignor, ServerAssignor, UniformAssignor
+from assignors.testing import Group, balance_problems, check_assignor, groups, validity_problems
+
+Spec = Mapping[str, tuple[list[str], dict[str, list[int]]]]
+
+# This library iterates topics by name where Kafka uses Java hash order. Kafka's homogeneous tests iterate
+# the never-assigned partitions in HashSet order of their topic Uuids, T2, T3, T1, but walk each member's
+# previous target in the order the test wrote it (a LinkedHashMap: T1, T2). Each example below names its
+# topics so that name order is the order its outcome hinges on: HASH_ORDER, or the names as written.
+HASH_ORDER = {"T2": "a-T2", "T3": "b-T3", "T1": "c-T1"}
+
+
+def group(
+    counts: Mapping[str, int], spec: Spec, rename: Mapping[str, str] | None = None
+) -> tuple[Cluster, dict[str, Subscription]]:
+    name = (lambda t: rename.get(t, t)) if rename else (lambda t: t)
+    cluster = Cluster({name(t): n for t, n in counts.items()})
+    subscriptions = {
+        member: Subscription(
+            [name(t) for t in topics],
+            owned_partitions=[TopicPartition(name(t), p) for t, ps in owned.items() for p in ps],
+        )
+        for member, (topics, owned) in spec.items()
+    }
+    return cluster, subscriptions
+
+
+def shown(result: Mapping[str, Assignment], rename: Mapping[str, str] | None = None) -> dict[str, dict[str, list[int]]]:
+    back = {v: k for k, v in (rename or {}).items()}
+    out: dict[str, dict[str, list[int]]] = {}
+    for member, assignment in result.items():
+        per_topic: dict[str, list[int]] = {}
+        for tp in assignment.partitions:
+            per_topic.setdefault(back.get(tp.topic, tp.topic), []).append(tp.partition)
+        out[member] = per_topic
+    return out
+
+
+# --- homogeneous uniform: Kafka's UniformHomogeneousAssignmentBuilderTest (after KAFKA-18688) and
+# OptimizedUniformAssignmentBuilderTest (before it, Kafka 3.8-4.0) ---
+
+T13 = ["T1", "T3"]
+T12 = ["T1", "T2"]
+Expected = dict[str, dict[str, list[int]]]
+HOMOGENEOUS: dict[str, tuple[dict[str, int], Spec, Expected, Expected | None]] = {
+    "testFirstAssignmentTwoMembersTwoTopicsNoMemberRacks": (
+        {"T1": 3, "T3": 2},
+        {"A": (T13, {}), "B": (T13, {})},
+        {"A": {"T3": [0, 1]}, "B": {"T1": [0, 1, 2]}},
+        {"A": {"T1": [0], "T3": [0, 1]}, "B": {"T1": [1, 2]}},
+    ),
+    "testFirstAssignmentNumMembersGreaterThanTotalNumPartitions": (
+        {"T3": 2},
+        {"A": (["T3"], {}), "B": (["T3"], {}), "C": (["T3"], {})},
+        {"A": {}, "B": {"T3": [0]}, "C": {"T3": [1]}},
+        {"A": {"T3": [0]}, "B": {"T3": [1]}, "C": {}},
+    ),
+    "testReassignmentForTwoMembersTwoTopicsGivenUnbalancedPrevAssignment": (  # A keeps T1 first
+        {"T1": 3, "T2": 3},
+        {"A": (T12, {"T1": [0, 1], "T2": [0, 1]}), "B": (T12, {"T1": [2], "T2": [2]})},
+        {"A": {"T1": [0, 1], "T2": [0]}, "B": {"T1": [2], "T2": [1, 2]}},
+        None,
+    ),
+    "testReassignmentWhenPartitionsAreAddedForTwoMembersTwoTopics": (
+        {"T1": 6, "T2": 5},
+        {"A": (T12, {"T1": [0, 2], "T2": [0]}), "B": (T12, {"T1": [1], "T2": [1, 2]})},
+        {"A": {"T1": [0, 2], "T2": [0, 3, 4]}, "B": {"T1": [1, 3, 4, 5], "T2": [1, 2]}},
+        {"A": {"T1": [0, 2, 3], "T2": [0, 3, 4]}, "B": {"T1": [1, 4, 5], "T2": [1, 2]}},
+    ),
+    "testReassignmentWhenOneMemberAddedAfterInitialAssignmentWithTwoMembersTwoTopics": (  # B keeps T1 first
+        {"T1": 3, "T2": 3},
+        {"A": (T12, {"T1": [0, 2], "T2": [0]}), "B": (T12, {"T1": [1], "T2": [1, 2]}), "C": (T12, {})},
+        {"A": {"T1": [0, 2]}, "B": {"T1": [1], "T2": [1]}, "C": {"T2": [0, 2]}},
+        None,
+    ),
+    "testReassignmentWhenOneMemberRemovedAfterInitialAssignmentWithThreeMembersTwoTopics": (
+        {"T1": 3, "T2": 3},
+        {"A": (T12, {"T1": [0], "T2": [0]}), "B": (T12, {"T1": [1], "T2": [1]})},
+        {"A": {"T1": [0], "T2": [0, 2]}, "B": {"T1": [1, 2], "T2": [1]}},
+        None,
+    ),
+    "testReassignmentWhenOneSubscriptionRemovedAfterInitialAssignmentWithTwoMembersTwoTopics": (
+        {"T1": 2, "T2": 2},
+        {"A": (["T2"], {"T1": [0], "T2": [0]}), "B": (["T2"], {"T1": [1], "T2": [1]})},
+        {"A": {"T2": [0]}, "B": {"T2": [1]}},
+        None,
+    ),
+}
+
+
+WALK_ORDER_EXAMPLES = {
+    "testReassignmentForTwoMembersTwoTopicsGivenUnbalancedPrevAssignment",
+    "testReassignmentWhenOneMemberAddedAfterInitialAssignmentWithTwoMembersTwoTopics",
+}
+
+
+@pytest.mark.parametrize("stable_extras", [True, False], ids=["after-KAFKA-18688", "kafka-3.8-4.0"])
+@pytest.mark.parametrize("name", sorted(HOMOGENEOUS))
+def test_homogeneous_examples(name: str, stable_extras: bool) -> None:
+    """Kafka's homogeneous builder tests, both versions (None: the same expectation in both)."""
+    counts, spec, after_fix, before_fix = HOMOGENEOUS[name]
+    expected = after_fix if stable_extras or before_fix is None else before_fix
+    naming = None if name in WALK_ORDER_EXAMPLES else HASH_ORDER
+    cluster, subs = group(counts, spec, naming)
+    assert shown(UniformAssignor(stable_extras=stable_extras).assign(cluster, subs), naming) == expected
+
+
+def test_kafka_18688_balanced_group_moves_before_the_fix_only() -> None:
+    """7 partitions over A=2, B=3, C=2: balanced, yet Kafka 3.8-4.0 moves one of B's to A."""
+    owned = {"A": [0, 1], "B": [2, 3, 4], "C": [5, 6]}
+    cluster, subs = group({"t": 7}, {m: (["t"], {"t": ps}) for m, ps in owned.items()})
+    assert shown(UniformAssignor().assign(cluster, subs)) == {m: {"t": ps} for m, ps in owned.items()}
+    before = shown(UniformAssignor(stable_extras=False).assign(cluster, subs))
+    assert before == {"A": {"t": [0, 1, 4]}, "B": {"t": [2, 3]}, "C": {"t": [5, 6]}}
+
+
+# --- heterogeneous uniform: Kafka's UniformHeterogeneousAssignmentBuilderTest ---
+
+HETEROGENEOUS: dict[str, tuple[dict[str, int], Spec, Expected]] = {
+    "testFirstAssignmentTwoMembersTwoTopics": (
+        {"T1": 3, "T3": 6},
+        {"A": (T13, {}), "B": (["T3"], {})},
+        {"A": {"T1": [0, 1, 2], "T3": [4]}, "B": {"T3": [0, 1, 2, 3, 5]}},
+    ),
+    "testFirstAssignmentNumMembersGreaterThanTotalNumPartitions": (
+        {"T1": 2, "T3": 1},
+        {"A": (["T3"], {}), "B": (["T3"], {}), "C": (["T1"], {})},
+        {"A": {"T3": [0]}, "B": {}, "C": {"T1": [0, 1]}},
+    ),
+    "testReassignmentForTwoMembersThreeTopicsGivenUnbalancedPrevAssignment": (
+        {"T1": 6, "T2": 4, "T3": 4},
+        {
+            "A": (["T1"], {"T1": [0, 1, 2]}),
+            "B": (T12, {"T1": [3], "T2": [0]}),
+            "C": (["T1", "T2", "T3"], {"T1": [4, 5], "T2": [1, 2, 3], "T3": [0, 1, 2, 3]}),
+        },
+        {"A": {"T1": [0, 1, 2, 5]}, "B": {"T1": [3], "T2": [0, 1, 2, 3]}, "C": {"T1": [4], "T3": [0, 1, 2, 3]}},
+    ),
+    "testReassignmentWhenPartitionsAreAddedForTwoMembers": (
+        {"T1": 6, "T2": 5, "T3": 3, "T4": 3},
+        {
+            "A": (T13, {"T1": [0, 1, 2, 3], "T3": [0, 1]}),
+            "B": (["T1", "T2", "T3", "T4"], {"T2": [0, 1, 2], "T4": [0, 1, 2]}),
+        },
+        {"A": {"T1": [0, 1, 2, 3, 4, 5], "T3": [0, 1, 2]}, "B": {"T2": [0, 1, 2, 3, 4], "T4": [0, 1, 2]}},
+    ),
+    "testReassignmentWhenOneMemberAddedAndPartitionsAddedTwoMembersTwoTopics": (
+        {"T1": 6, "T2": 7},
+        {"A": (["T1"], {"T1": [0, 2], "T2": [0]}), "B": (T12, {"T1": [1], "T2": [1, 2]}), "C": (T12, {})},
+        {"A": {"T1": [0, 2, 3, 4, 5]}, "B": {"T1": [1], "T2": [1, 2, 6]}, "C": {"T2": [0, 3, 4, 5]}},
+    ),
+    "testReassignmentWhenOneMemberRemovedAfterInitialAssignmentWithThreeMembersThreeTopics": (
+        {"T1": 3, "T2": 8, "T3": 3},
+        {"A": (T13, {"T1": [0, 1, 2], "T3": [0, 1]}), "B": (["T2"], {"T2": [3, 4, 5, 6]})},
+        {"A": {"T1": [0, 1, 2], "T3": [0, 1, 2]}, "B": {"T2": [0, 1, 2, 3, 4, 5, 6, 7]}},
+    ),
+    "testReassignmentWhenOneSubscriptionRemovedAfterInitialAssignmentWithTwoMembersTwoTopics": (
+        {"T1": 3, "T2": 5},
+        {"A": (["T1"], {"T1": [0, 2], "T2": [1, 3]}), "B": (T12, {"T1": [1], "T2": [0, 2, 4]})},
+        {"A": {"T1": [0, 1, 2]}, "B": {"T2": [0, 1, 2, 3, 4]}},
+    ),
+    "testReassignmentWhenTopicPartitionsRunOutAndMembersHaveNoPartitions": (
+        {"T1": 2, "T2": 2, "T3": 2},
+        {
+            "A": (["T1", "T2", "T3"], {"T1": [0, 1], "T2": [0, 1], "T3": [0, 1]}),
+            "B": (["T1", "T2", "T3"], {}),
+        },
+        {"A": {"T2": [0], "T3": [0, 1]}, "B": {"T1": [0, 1], "T2": [1]}},
+    ),
+    "testFirstAssignmentWithTwoMembersIncludingOneWithoutSubscriptions": (
+        {"T1": 3},
+        {"A": (["T1"], {}), "B": ([], {})},
+        {"A": {"T1": [0, 1, 2]}, "B": {}},
+    ),
+}
+
+
+def heterogeneous(cluster: Cluster, subs: Mapping[str, Subscription]) -> dict[str, Assignment]:
+    """Kafka's heterogeneous builder itself, as its test calls it (even on identical subscriptions)."""
+    from assignors.consumer_group._common import previous_targets
+    from assignors.consumer_group._heterogeneous import heterogeneous_targets
+
+    order = sorted(subs)
+    counts = {t: n for t, n in cluster.partitions_per_topic.items() if n}
+    lists = heterogeneous_targets(
+        [[t for t in subs[m].topics if t in counts] for m in order], counts, previous_targets(order, counts, subs)
+    )
+    return {m: Assignment(sorted(ps)) for m, ps in zip(order, lists, strict=True)}
+
+
+@pytest.mark.parametrize("name", sorted(HETEROGENEOUS))
+def test_heterogeneous_examples(name: str) -> None:
+    counts, spec, expected = HETEROGENEOUS[name]
+    cluster, subs = group(counts, spec)
+    assert shown(heterogeneous(cluster, subs)) == expected
+    if len({s.topics for s in subs.values()}) > 1:  # the assignor dispatches these to the same builder
+        assert shown(UniformAssignor().assign(cluster, subs)) == expected
+        assert UniformAssignor(stable_extras=False).assign(cluster, subs) == UniformAssignor().assign(cluster, subs)
+
+
+def test_heterogeneous_overlap_ends_almost_balanced() -> None:
+    """Kafka's javadoc: overlapping subscriptions can end 9/10/11, each topic balanced on its own."""
+    cluster, subs = group(
+        {"x": 20, "y": 10},
+        {
+            "m1": (["x"], {"x": list(range(9))}),
+            "m2": (["x", "y"], {"x": list(range(9, 20)), "y": []}),
+            "m3": (["y"], {"y": list(range(10))}),
+        },
+    )
+    result = UniformAssignor().assign(cluster, subs)
+    assert {m: len(a.partitions) for m, a in result.items()} == {"m1": 10, "m2": 10, "m3": 10}
+    cluster, subs = group(
+        {"x": 19, "y": 11},
+        {"m1": (["x"], {"x": list(range(9))}), "m2": (["x", "y"], {"x": list(range(9, 19))}), "m3": (["y"], {})},
+    )
+    result = UniformAssignor().assign(cluster, subs)
+    assert {m: len(a.partitions) for m, a in result.items()} == {"m1": 9, "m2": 10, "m3": 11}
+    assert not balance_problems(subs, result)  # no single move helps: 9/10/11 needs two moves to become 10/10/10
+
+
+def test_iteration_cap_is_kafkas() -> None:
+    assert MAX_ITERATION_COUNT == 16
+
+
+# --- range: Kafka's RangeAssignorTest (server side) ---
+
+RANGE: dict[str, tuple[dict[str, int], Spec, Expected]] = {
+    "testFirstAssignmentTwoMembersTwoTopicsSameSubscriptions": (
+        {"T1": 3, "T3": 2},
+        {"A": (T13, {}), "B": (T13, {})},
+        {"A": {"T1": [0, 1], "T3": [0]}, "B": {"T1": [2], "T3": [1]}},
+    ),
+    "testFirstAssignmentThreeMembersThreeTopicsDifferentSubscriptions": (
+        {"T1": 3, "T2": 3, "T3": 2},
+        {"A": (T12, {}), "B": (["T3"], {}), "C": (["T2", "T3"], {})},
+        {"A": {"T1": [0, 1, 2], "T2": [0, 1]}, "B": {"T3": [0]}, "C": {"T2": [2], "T3": [1]}},
+    ),
+    "testFirstAssignmentNumMembersGreaterThanNumPartitions": (
+        {"T1": 3, "T3": 2},
+        {"A": (T13, {}), "B": (T13, {}), "C": (T13, {})},
+        {"A": {"T1": [0], "T3": [0]}, "B": {"T1": [1], "T3": [1]}, "C": {"T1": [2]}},
+    ),
+    "testReassignmentNumMembersGreaterThanNumPartitionsWhenOneMemberAdded": (
+        {"T1": 2, "T2": 2},
+        {"A": (T12, {"T1": [0], "T2": [0]}), "B": (T12, {"T1": [1], "T2": [1]}), "C": (T12, {})},
+        {"A": {"T1": [0], "T2": [0]}, "B": {"T1": [1], "T2": [1]}, "C": {}},
+    ),
+    "testReassignmentWhenOnePartitionAddedForTwoMembersTwoTopics": (
+        {"T1": 4, "T2": 4},
+        {"A": (T12, {"T1": [0, 1], "T2": [0, 1]}), "B": (T12, {"T1": [2], "T2": [2]})},
+        {"A": {"T1": [0, 1], "T2": [0, 1]}, "B": {"T1": [2, 3], "T2": [2, 3]}},
+    ),
+    "testReassignmentWhenOneMemberAddedAfterInitialAssignmentWithTwoMembersTwoTopics": (
+        {"T1": 3, "T2": 3},
+        {"A": (T12, {"T1": [0, 1], "T2": [0, 1]}), "B": (T12, {"T1": [2], "T2": [2]}), "C": (T12, {})},
+        {"A": {"T1": [0], "T2": [0]}, "B": {"T1": [1], "T2": [1]}, "C": {"T1": [2], "T2": [2]}},
+    ),
+    "testReassignmentWhenOneMemberAddedAndOnePartitionAfterInitialAssignmentWithTwoMembersTwoTopics": (
+        {"T1": 4, "T2": 3},
+        {"A": (T12, {"T1": [0, 1], "T2": [0, 1]}), "B": (T12, {"T1": [2], "T2": [2]}), "C": (["T1"], {})},
+        {"A": {"T1": [0, 1], "T2": [0, 1]}, "B": {"T1": [2], "T2": [2]}, "C": {"T1": [3]}},
+    ),
+    "testReassignmentWhenOneMemberRemovedAfterInitialAssignmentWithTwoMembersTwoTopics": (
+        {"T1": 3, "T2": 3},
+        {"B": (T12, {"T1": [2], "T2": [2]})},
+        {"B": {"T1": [0, 1, 2], "T2": [0, 1, 2]}},
+    ),
+    "testReassignmentWhenMultipleSubscriptionsRemovedAfterInitialAssignmentWithThreeMembersTwoTopics": (
+        {"T1": 3, "T2": 3, "T3": 2},
+        {"A": (["T1"], {"T1": [0]}), "B": (["T1", "T2", "T3"], {"T2": [0]}), "C": (["T2"], {"T1": [1]})},
+        {"A": {"T1": [0, 1]}, "B": {"T1": [2], "T2": [0, 1], "T3": [0, 1]}, "C": {"T2": [2]}},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANGE))
+def test_range_examples(name: str) -> None:
+    counts, spec, expected = RANGE[name]
+    cluster, subs = group(counts, spec)
+    assert shown(RangeAssignor().assign(cluster, subs)) == expected
+
+
+@pytest.mark.parametrize("mixed", [False, True], ids=["testStaticMembership", "testMixedStaticMembership"])
+def test_range_static_member_replaced_keeps_its_partitions(mixed: bool) -> None:
+    """Kafka's RangeAssignorTest: A restarts as memberA1 with the same instance id; every instance keeps its share."""
+    instances = {"A": "instanceA", "B": None if mixed else "instanceB"}
+    if mixed:
+        instances["C"] = "instanceC"
+    cluster = Cluster({"T1": 5 if mixed else 3})
+
+    def subs(names: Mapping[str, str | None]) -> dict[str, Subscription]:
+        return {m: Subscription(["T1"], group_instance_id=i) for m, i in names.items()}
+
+    before = RangeAssignor().assign(cluster, subs(instances))
+    replaced = {("memberA1" if m == "A" else m): i for m, i in instances.items()}
+    after = RangeAssignor().assign(cluster, subs(replaced))
+    assert after["memberA1"] == before["A"]
+    assert all(after[m] == before[m] for m in instances if m != "A")
+    assert before["A"].partitions[0] == TopicPartition("T1", 0)  # static members first, by instance id
+
+
+# --- properties ---
+
+
+def test_uniform_passes_the_kit() -> None:
+    check_assignor(UniformAssignor, balance=None, sticky=True)
+
+
+def test_uniform_before_the_fix_passes_the_kit() -> None:
+    check_assignor(lambda: UniformAssignor(stable_extras=False), balance=None, sticky=False)
+
+
+def test_range_passes_the_kit() -> None:
+    check_assignor(RangeAssignor, balance="per-topic")
+
+
+@given(groups(owned=True))
+def test_uniform_homogeneous_balance_and_quota_stickiness(g: Group) -> None:
+    """Identical subscriptions: sizes within one; each member keeps at least min(its valid target, quota)."""
+    topics = sorted({t for s in g.subscriptions.values() for t in s.topics})
+    subs = {m: Subscription(topics, owned_partitions=s.owned_partitions) for m, s in g.subscriptions.items()}
+    for stable in (True, False):
+        result = UniformAssignor(stable_extras=stable).assign(g.cluster, subs)
+        assert not validity_problems(g.cluster, subs, result)
+        assert not balance_problems(subs, result)
+        total = sum(g.cluster.partition_count(t) or 0 for t in topics)
+        quota = total // len(subs) if subs else 0
+        claimed: set[TopicPartition] = set()
+        for member in sorted(subs):
+            valid = [
+                tp
+                for tp in subs[member].owned_partitions
+                if tp.topic in topics
+                and tp.partition < (g.cluster.partition_count(tp.topic) or 0)
+                and tp not in claimed
+            ]
+            claimed.update(valid)
+            assert len(set(valid) & set(result[member].partitions)) >= min(len(valid), quota)
+
+
+@given(groups(owned=False), st.randoms(use_true_random=False))
+def test_uniform_balanced_target_comes_back_unchanged(g: Group, rnd: object) -> None:
+    """After KAFKA-18688 a balanced, valid target is a fixpoint, whoever holds the extras."""
+    topics = sorted({t for s in g.subscriptions.values() for t in s.topics})
+    subs = {m: Subscription(topics) for m in g.subscriptions}
+    first = UniformAssignor().assign(g.cluster, subs)
+    # Shuffle who holds which share: still balanced and valid, so it must come back as given.
+    members = sorted(subs)
+    shares = [first[m].partitions for m in members]
+    rnd.shuffle(shares)  # type: ignore[attr-defined]
+    owning = {m: Subscription(topics, owned_partitions=p) for m, p in zip(members, shares, strict=True)}
+    again = UniformAssignor().assign(g.cluster, owning)
+    assert {m: a.partitions for m, a in again.items()} == {m: s.owned_partitions for m, s in owning.items()}
+
+
+@given(groups(owned=True))
+def test_range_ignores_the_previous_target_and_racks(g: Group) -> None:
+    from assignors import RangeAssignor as ClassicRangeAssignor
+
+    plain = {m: Subscription(s.topics, group_instance_id=s.group_instance_id) for m, s in g.subscriptions.items()}
+    expected = ClassicRangeAssignor().assign(Cluster(g.cluster.partitions_per_topic), plain)
+    assert RangeAssignor().assign(g.cluster, g.subscriptions) == expected
+
+
+def test_server_assignors_are_not_client_assignors() -> None:
+    for assignor in (UniformAssignor(), RangeAssignor()):
+        assert isinstance(assignor, ServerAssignor)
+        assert assignor.supported_protocols == ()
+        assert assignor.group_protocol == "CONSUMER"
+        assert assignor.subscription_user_data(["t"]) is None
+    assert repr(UniformAssignor(stable_extras=False)) == "UniformAssignor(stable_extras=False)"
+    assert (UniformAssignor().name, RangeAssignor().name) == ("uniform", "range")
+
+
+def test_bad_input_names_the_field() -> None:
+    with pytest.raises(InvalidSubscriptionError, match="member id"):
+        UniformAssignor().assign(Cluster({"t": 1}), {"": Subscription(["t"])})
+    with pytest.raises(InvalidSubscriptionError, match="cluster"):
+        UniformAssignor().assign({"t": 1}, {})  # type: ignore[arg-type]
+    assert UniformAssignor().assign(Cluster({"t": 1}), {}) == {}
+
+
+def test_double_claims_and_stale_partitions_are_dropped() -> None:
+    cluster, subs = group({"t": 3}, {"A": (["t"], {"t": [0, 1]}), "B": (["t"], {"t": [1, 2]})})
+    subs["C"] = Subscription(["t"], owned_partitions=[TopicPartition("t", 7), TopicPartition("gone", 0)])
+    result = UniformAssignor().assign(cluster, subs)
+    assert not validity_problems(cluster, subs, result)
+    assert shown(result) == {"A": {"t": [0]}, "B": {"t": [2]}, "C": {"t": [1]}}
