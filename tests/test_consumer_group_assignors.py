@@ -193,9 +193,9 @@ def heterogeneous(cluster: Cluster, subs: Mapping[str, Subscription]) -> dict[st
 
     order = sorted(subs)
     counts = {t: n for t, n in cluster.partitions_per_topic.items() if n}
-    lists = heterogeneous_targets(
-        [[t for t in subs[m].topics if t in counts] for m in order], counts, previous_targets(order, counts, subs)
-    )
+    current, owners = previous_targets(order, counts, subs)
+    subscribers = {t: [i for i, m in enumerate(order) if t in subs[m].topics] for t in counts}
+    lists = heterogeneous_targets({t: s for t, s in subscribers.items() if s}, counts, current, owners)
     return {m: Assignment(sorted(ps)) for m, ps in zip(order, lists, strict=True)}
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import abc
-from bisect import bisect_left
+from collections import deque
 from collections.abc import Mapping
-from itertools import chain, repeat
-from operator import itemgetter
+from itertools import repeat
+from operator import itemgetter, lt, setitem
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from assignors._base import validate_group
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CONSUMER_PROTOCOL",
     "ServerAssignor",
+    "free_partitions",
     "make_partitions",
     "previous_targets",
 ]
@@ -94,48 +95,57 @@ class ServerAssignor(abc.ABC):
         return f"{type(self).__name__}()"
 
 
-Runs = list[tuple[Topic, list[TopicPartition]]]
+def _valid(owned: tuple[TopicPartition, ...], topics: set[Topic], counts: Mapping[Topic, int]) -> list[TopicPartition]:
+    """``owned`` without partitions of topics the member does not subscribe to or that do not exist.
 
-
-def _runs(owned: tuple[TopicPartition, ...], topics: Collection[Topic], counts: Mapping[Topic, int]) -> Runs:
-    """``owned`` (sorted) cut into per-topic runs, keeping subscribed topics and existing partitions only."""
-    if not owned:
-        return []
-    present = set(map(itemgetter(0), owned))
-    runs: Runs = []
-    for topic in sorted(present):
-        count = counts.get(topic, 0)
-        if count == 0 or topic not in topics:
-            continue
-        start = bisect_left(owned, (topic,))
-        end = bisect_left(owned, (topic, count), start)
-        if end > start:
-            runs.append((topic, list(owned[start:end])))
-    return runs
+    The common case (all valid) is checked at C speed; only a member with stale partitions
+    pays a Python loop.
+    """
+    names = list(map(itemgetter(0), owned))
+    if set(names) <= topics and all(map(lt, map(itemgetter(1), owned), map(counts.__getitem__, names))):
+        return list(owned)
+    return [tp for tp in owned if tp[0] in topics and tp[1] < counts[tp[0]]]
 
 
 def previous_targets(
     order: Sequence[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
-) -> list[Runs]:
+) -> tuple[list[list[TopicPartition]], dict[Topic, list[int]]]:
     """Each member's previous target (its ``owned_partitions``), as the assignor may start from it.
 
-    Per member in ``order``: runs of ``(topic, partitions)`` in topic order, partitions
-    ascending, keeping only topics the member subscribes to that have metadata, and
-    partitions that exist. Kafka's targets never overlap; when the input claims a partition
-    for two members anyway, the first in ``order`` keeps it.
+    Returns, per member in ``order``, its previous partitions sorted, keeping only topics
+    the member subscribes to that have metadata and partitions that exist; and per topic
+    of ``counts`` the owner of each partition as a position in ``order`` (-1 for none).
+    Kafka's targets never overlap; when the input claims a partition for two members
+    anyway, the first in ``order`` keeps it.
     """
-    runs = [_runs(subscriptions[m].owned_partitions, subscriptions[m].topics, counts) for m in order]
-    claimed = list(chain.from_iterable(partitions for member in runs for _, partitions in member))
-    if len(set(claimed)) == len(claimed):
-        return runs
-    seen: set[TopicPartition] = set()
-    cleaned: list[Runs] = []
-    for member in runs:
-        kept: Runs = []
-        for topic, partitions in member:
-            fresh = [tp for tp in partitions if tp not in seen]
-            seen.update(fresh)
-            if fresh:
-                kept.append((topic, fresh))
-        cleaned.append(kept)
-    return cleaned
+    owners = {topic: [-1] * count for topic, count in counts.items()}
+    current: list[list[TopicPartition]] = []
+    for index, member in enumerate(order):
+        subscription = subscriptions[member]
+        mine = _valid(subscription.owned_partitions, set(subscription.topics) & counts.keys(), counts)
+        current.append(mine)
+        _own(owners, mine, index)
+    listed = sum(map(len, current))
+    if listed == sum(len(o) - o.count(-1) for o in owners.values()):
+        return current, owners
+    for index in reversed(range(len(current))):  # double claims: the first member in order wins
+        _own(owners, current[index], index)
+    for index, mine in enumerate(current):
+        current[index] = [tp for tp in mine if owners[tp[0]][tp[1]] == index]
+    return current, owners
+
+
+def _own(owners: Mapping[Topic, list[int]], partitions: list[TopicPartition], index: int) -> None:
+    """``owners[topic][partition] = index`` for each of ``partitions``, at C speed."""
+    arrays = map(owners.__getitem__, map(itemgetter(0), partitions))
+    deque(map(setitem, arrays, map(itemgetter(1), partitions), repeat(index)), maxlen=0)
+
+
+def free_partitions(owner: list[int]) -> list[int] | range:
+    """The partitions of a topic that nobody owns, ascending."""
+    missing = owner.count(-1)
+    if missing == len(owner):
+        return range(len(owner))
+    if missing == 0:
+        return []
+    return [p for p, o in enumerate(owner) if o < 0]

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from itertools import repeat
 from typing import TYPE_CHECKING, Final
 
-from assignors.consumer_group._common import make_partitions
+from assignors.consumer_group._common import free_partitions, make_partitions
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from assignors._model import Topic, TopicPartition
-    from assignors.consumer_group._common import Runs
 
 __all__ = ["MAX_ITERATION_COUNT", "heterogeneous_targets"]
 
@@ -20,9 +19,10 @@ MAX_ITERATION_COUNT: Final = 16
 """Kafka's cap on the balancing passes over the topics."""
 
 
-def _scatter(owners: list[int], partitions: Sequence[int], member: int) -> None:
-    """``owners[p] = member`` for every ``p`` in ``partitions``, at C speed."""
-    deque(map(owners.__setitem__, partitions, repeat(member)), maxlen=0)
+def _scatter(owners: list[int], partitions: Sequence[int], member: int | Sequence[int]) -> None:
+    """``owners[p] = member`` for every ``p`` in ``partitions`` (or the matching item of ``member``), at C speed."""
+    members = repeat(member) if isinstance(member, int) else member
+    deque(map(owners.__setitem__, partitions, members), maxlen=0)
 
 
 class _Balancer:
@@ -97,76 +97,86 @@ class _Balancer:
         return self.most_level - self.least_level <= 1
 
 
-def _fill(sizes: list[int], members: Sequence[int], free: list[int]) -> list[tuple[int, list[int]]]:
-    """Hand ``free`` out as the least loaded range does, one cycle of equal-level members at a time.
+def _fill(sizes: list[int], members: Sequence[int], free: int) -> list[int]:
+    """The owners of ``free`` partitions handed out as the least loaded range does, in order.
 
-    Equivalent to asking :meth:`_Balancer.next_least_loaded` once per partition, but a run of
-    cycles at the same range width is one strided slice per member.
+    Equivalent to asking :meth:`_Balancer.next_least_loaded` once per partition, but each
+    run of cycles at one range width is built at once: the range's members repeated.
     """
-    order = sorted(members, key=sizes.__getitem__)
+    order = sorted(members, key=sizes.__getitem__)  # stable: ties stay in index order
     count = len(order)
     level = sizes[order[0]]
-    end = position = 0
-    given: list[tuple[int, list[int]]] = []
-    while position < len(free):
+    end = 0
+    owners: list[int] = []
+    while len(owners) < free:
         while end < count and sizes[order[end]] == level:
             end += 1
-        cycles = sizes[order[end]] - level if end < count else len(free)
-        chunk = free[position : position + cycles * end]
-        for slot in range(min(end, len(chunk))):
-            mine = chunk[slot::end]
-            sizes[order[slot]] += len(mine)
-            given.append((order[slot], mine))
-        position += len(chunk)
+        cycles = sizes[order[end]] - level if end < count else -(-(free - len(owners)) // end)
+        take = min(cycles * end, free - len(owners))
+        full, partial = divmod(take, end)
+        ranged = order[:end]
+        owners.extend(ranged * full)
+        owners.extend(ranged[:partial])
+        for member in ranged:
+            sizes[member] += full
+        for member in ranged[:partial]:
+            sizes[member] += 1
         level += cycles
-    return given
+    return owners
 
 
 def heterogeneous_targets(
-    topic_lists: list[list[Topic]], counts: Mapping[Topic, int], current: list[Runs]
+    subscribers: Mapping[Topic, Sequence[int]],
+    counts: Mapping[Topic, int],
+    current: list[list[TopicPartition]],
+    owners: Mapping[Topic, list[int]],
 ) -> list[list[TopicPartition]]:
     """One target list per member: keep, fill, then balance, as Kafka's heterogeneous builder.
 
     Args:
-        topic_lists: each member's subscribed topics that have partitions.
+        subscribers: per subscribed topic with partitions, its subscribers' positions, ascending.
         counts: partition counts.
-        current: each member's previous target (see ``previous_targets``).
+        current: each member's valid previous target (see ``previous_targets``): all of it is kept.
+        owners: per topic, each partition's owner in ``current`` (-1 for none); updated in place.
     """
-    members = len(topic_lists)
-    subscribers: dict[Topic, list[int]] = {}
-    for index, topics in enumerate(topic_lists):
-        for topic in topics:
-            subscribers.setdefault(topic, []).append(index)
-    owners = {topic: [-1] * counts[topic] for topic in subscribers}
-    sizes = [0] * members
-    result: list[list[TopicPartition]] = [[] for _ in range(members)]
-    for index, runs in enumerate(current):  # keep every partition of a topic still subscribed
-        for topic, partitions in runs:
-            _scatter(owners[topic], [tp[1] for tp in partitions], index)
-            sizes[index] += len(partitions)
-            result[index].extend(partitions)
+    sizes = list(map(len, current))
+    result = [list(mine) for mine in current]
 
     def rank(topic: Topic) -> tuple[float, int, Topic]:
         subs = len(subscribers[topic])
         return (-(counts[topic] / subs), subs, topic)
 
     topics = sorted(subscribers, key=rank)
+    added: list[TopicPartition] = []
+    added_owners: list[int] = []
     for topic in topics:
-        topic_owners = owners[topic]
-        if -1 not in topic_owners:
-            continue
-        free = [p for p, owner in enumerate(topic_owners) if owner < 0]
-        for member, mine in _fill(sizes, subscribers[topic], free):
-            _scatter(topic_owners, mine, member)
-            result[member].extend(make_partitions(topic, mine))
+        free = free_partitions(owners[topic])
+        if free:
+            given = _fill(sizes, subscribers[topic], len(free))
+            _scatter(owners[topic], free, given)
+            added.extend(make_partitions(topic, free))
+            added_owners.extend(given)
+    _distribute(added, added_owners, result)
     moves = _balance([t for t in topics if len(subscribers[t]) > 1], subscribers, owners, sizes)
     if moves:
         _apply_moves(moves, owners, result)
     return result
 
 
+def _distribute(added: list[TopicPartition], owners: list[int], result: list[list[TopicPartition]]) -> None:
+    """Append ``added[i]`` to ``result[owners[i]]``, keeping order, with one C-level sort instead of a loop."""
+    if not added:
+        return
+    by_owner = sorted(range(len(owners)), key=owners.__getitem__)  # stable: each member's in order
+    ordered = list(map(added.__getitem__, by_owner))
+    start = 0
+    for member, size in sorted(Counter(owners).items()):
+        result[member].extend(ordered[start : start + size])
+        start += size
+
+
 def _balance(
-    topics: list[Topic], subscribers: Mapping[Topic, list[int]], owners: Mapping[Topic, list[int]], sizes: list[int]
+    topics: list[Topic], subscribers: Mapping[Topic, Sequence[int]], owners: Mapping[Topic, list[int]], sizes: list[int]
 ) -> dict[tuple[Topic, int], int]:
     """Kafka's ``balanceTopics``: passes over ``topics`` until a whole cycle moves nothing, at most 16.
 
@@ -185,7 +195,7 @@ def _balance(
 
 
 def _balance_topic(
-    topic: Topic, members: list[int], owners: list[int], sizes: list[int], moves: dict[tuple[Topic, int], int]
+    topic: Topic, members: Sequence[int], owners: list[int], sizes: list[int], moves: dict[tuple[Topic, int], int]
 ) -> int:
     """Move partitions of ``topic`` from its most to its least loaded subscribers; return how many moved."""
     balancer = _Balancer(sizes, members)

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
-from assignors.consumer_group._common import ServerAssignor, make_partitions, previous_targets
+from assignors._base import subscriber_positions
+from assignors.consumer_group._common import ServerAssignor, free_partitions, make_partitions, previous_targets
 from assignors.consumer_group._heterogeneous import heterogeneous_targets
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from assignors._model import MemberId, Subscription, Topic, TopicPartition
-    from assignors.consumer_group._common import Runs
 
 __all__ = ["UNIFORM_ASSIGNOR_NAME", "UniformAssignor"]
 
@@ -67,80 +67,43 @@ class UniformAssignor(ServerAssignor):
     def _targets(
         self, order: list[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
     ) -> list[list[TopicPartition]]:
-        current = previous_targets(order, counts, subscriptions)
+        current, owners = previous_targets(order, counts, subscriptions)
         first = subscriptions[order[0]].topics
         if all(subscriptions[m].topics == first for m in order):
             topics = [t for t in first if t in counts]
-            return homogeneous_targets(topics, counts, current, stable_extras=self.stable_extras)
-        topic_lists = [[t for t in subscriptions[m].topics if t in counts] for m in order]
-        return heterogeneous_targets(topic_lists, counts, current)
+            return homogeneous_targets(topics, current, owners, stable_extras=self.stable_extras)
+        subscribers = {
+            topic: positions for topic, (_, positions) in subscriber_positions(counts, subscriptions, order).items()
+        }
+        return heterogeneous_targets(subscribers, counts, current, owners)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()" if self.stable_extras else f"{type(self).__name__}(stable_extras=False)"
 
 
-def _never_assigned(topics: list[Topic], counts: Mapping[Topic, int], current: list[Runs]) -> list[TopicPartition]:
-    """The partitions of ``topics`` in nobody's previous target, topic by topic, ascending."""
-    taken: dict[Topic, list[list[TopicPartition]]] = {}
-    for member in current:
-        for topic, partitions in member:
-            taken.setdefault(topic, []).append(partitions)
-    free: list[TopicPartition] = []
-    for topic in topics:
-        count = counts[topic]
-        lists = taken.get(topic)
-        if not lists:
-            free.extend(make_partitions(topic, range(count)))
-            continue
-        held = {tp[1] for partitions in lists for tp in partitions}
-        if len(held) < count:
-            free.extend(make_partitions(topic, [p for p in range(count) if p not in held]))
-    return free
-
-
-def _keep(
-    runs: Runs, subscribed: set[Topic], quota: int, kept: list[TopicPartition], revoked: list[TopicPartition]
-) -> int:
-    """Keep up to ``quota`` of a member's previous partitions, the rest to ``revoked``; return the quota left."""
-    for topic, partitions in runs:
-        if topic not in subscribed:
-            continue
-        if len(partitions) <= quota:
-            kept.extend(partitions)
-            quota -= len(partitions)
-        else:
-            kept.extend(partitions[:quota])
-            revoked.extend(partitions[quota:])
-            quota = 0
-    return quota
-
-
 def homogeneous_targets(
-    topics: list[Topic], counts: Mapping[Topic, int], current: list[Runs], *, stable_extras: bool
+    topics: list[Topic], current: list[list[TopicPartition]], owners: Mapping[Topic, list[int]], *, stable_extras: bool
 ) -> list[list[TopicPartition]]:
     """Kafka's ``UniformHomogeneousAssignmentBuilder``: one target list per member of ``current``.
 
     Every member's quota is ``total // members``, and ``total % members`` of them take one
-    more. Each member keeps its previous partitions up to its quota; what exceeds it goes
-    after the never-assigned partitions; the members still short of their quota then take
-    from that list in order. ``stable_extras`` chooses who takes the extras (see
+    more. Each member keeps its previous partitions up to its quota, in order; what exceeds
+    it goes after the never-assigned partitions; the members still short of their quota
+    then take from that list in order. ``stable_extras`` chooses who takes the extras (see
     :class:`UniformAssignor`).
     """
     members = len(current)
-    total = sum(counts[t] for t in topics)
-    if total == 0:
-        return [[] for _ in range(members)]
+    total = sum(len(owners[t]) for t in topics)
     min_quota, extra = divmod(total, members)
-    unassigned = _never_assigned(topics, counts, current)
-    kept: list[list[TopicPartition]] = [[] for _ in range(members)]
+    unassigned: list[TopicPartition] = []  # never assigned first, topic by topic, then what members give up
+    for topic in topics:
+        free = free_partitions(owners[topic])
+        if free:
+            unassigned.extend(make_partitions(topic, free))
     if stable_extras:
-        unfilled = _keep_stable(current, set(topics), min_quota, extra, kept, unassigned)
+        kept, unfilled = _keep_stable_extras(current, min_quota, extra, unassigned)
     else:
-        unfilled = []
-        for index, runs in enumerate(current):  # Kafka 3.8-4.0: the first members in order take the extras
-            quota = _keep(runs, set(topics), min_quota + (index < extra), kept[index], unassigned)
-            if quota > 0:
-                unfilled.append((index, quota))
+        kept, unfilled = _keep_first_extras(current, min_quota, extra, unassigned)
     position = 0
     for index, quota in unfilled:
         kept[index].extend(unassigned[position : position + quota])
@@ -148,32 +111,52 @@ def homogeneous_targets(
     return kept
 
 
-def _keep_stable(  # noqa: PLR0913, PLR0917 - the builder's state
-    current: list[Runs],
-    subscribed: set[Topic],
-    min_quota: int,
-    extra: int,
-    kept: list[list[TopicPartition]],
-    unassigned: list[TopicPartition],
-) -> list[tuple[int, int]]:
-    """After KAFKA-18688: members already holding ``min + 1`` keep their extra; the rest go to the last unfilled.
+Kept: TypeAlias = "tuple[list[list[TopicPartition]], list[tuple[int, int]]]"
 
-    Returns the members still short of their quota, in order, with what they lack.
+
+def _keep_first_extras(
+    current: list[list[TopicPartition]], min_quota: int, extra: int, unassigned: list[TopicPartition]
+) -> Kept:
+    """Kafka 3.8-4.0: the first ``extra`` members in order may hold ``min + 1``, the others ``min``.
+
+    Returns what each member keeps, and the members short of their quota, in order, with what they lack.
     """
-    unfilled: list[list[int]] = []  # [member index, remaining quota]
-    for index, runs in enumerate(current):
+    kept: list[list[TopicPartition]] = []
+    unfilled: list[tuple[int, int]] = []
+    for index, mine in enumerate(current):
+        quota = min_quota + (index < extra)
+        kept.append(mine[:quota])
+        unassigned.extend(mine[quota:])
+        if len(mine) < quota:
+            unfilled.append((index, quota - len(mine)))
+    return kept, unfilled
+
+
+def _keep_stable_extras(
+    current: list[list[TopicPartition]], min_quota: int, extra: int, unassigned: list[TopicPartition]
+) -> Kept:
+    """After KAFKA-18688: members already holding ``min + 1`` keep their extra; leftovers go to the last unfilled.
+
+    Returns what each member keeps, and the members short of their quota, in order, with what they lack.
+    """
+    kept: list[list[TopicPartition]] = []
+    unfilled: list[list[int]] = []  # [member index, what it lacks]
+    for index, mine in enumerate(current):
         has_extra = extra > 0  # tentatively min + 1, claimed only by a member that already fills it
-        quota = _keep(runs, subscribed, min_quota + has_extra, kept[index], unassigned)
-        if quota > 0 and has_extra:  # short of min + 1: give the extra slot back for now
-            quota -= 1
+        quota = min_quota + has_extra
+        kept.append(mine[:quota])
+        unassigned.extend(mine[quota:])
+        lacking = max(quota - len(mine), 0)
+        if has_extra and lacking > 0:  # short of min + 1: give the extra slot back for now
+            lacking -= 1
             has_extra = False
-        elif quota == 0 and has_extra:  # already holds min + 1: keeps its extra
+        elif has_extra:  # already holds min + 1: keeps its extra
             extra -= 1
-        if quota > 0 or (extra > 0 and not has_extra):
-            unfilled.append([index, quota])
+        if lacking > 0 or (extra > 0 and not has_extra):
+            unfilled.append([index, lacking])
     for entry in reversed(unfilled):  # leftover extras go to the last unfilled members
         if extra == 0:
             break
         entry[1] += 1
         extra -= 1
-    return [(index, quota) for index, quota in unfilled if quota > 0]
+    return kept, [(index, lacking) for index, lacking in unfilled if lacking > 0]
