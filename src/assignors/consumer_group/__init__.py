@@ -3,18 +3,36 @@
 - :class:`UniformAssignor` (``"uniform"``, the default) and :class:`RangeAssignor`
   (``"range"``): the built-in server-side assignors. Their input's ``owned_partitions``
   is each member's previous *target* assignment.
+- :func:`next_member_state` and :func:`check_member_epoch`: reconciliation and fencing
+  (Kafka's ``CurrentAssignmentBuilder``), over :class:`MemberAssignmentState` records.
 """
 
 from assignors.consumer_group._common import CONSUMER_PROTOCOL, ServerAssignor
 from assignors.consumer_group._heterogeneous import MAX_ITERATION_COUNT
 from assignors.consumer_group._range import RangeAssignor
+from assignors.consumer_group._reconcile import (
+    LEAVE_GROUP_MEMBER_EPOCH,
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    FencedMemberEpochError,
+    MemberAssignmentState,
+    MemberState,
+    check_member_epoch,
+    next_member_state,
+)
 from assignors.consumer_group._uniform import UNIFORM_ASSIGNOR_NAME, UniformAssignor
 
 __all__ = [
     "CONSUMER_PROTOCOL",
+    "LEAVE_GROUP_MEMBER_EPOCH",
+    "LEAVE_GROUP_STATIC_MEMBER_EPOCH",
     "MAX_ITERATION_COUNT",
     "UNIFORM_ASSIGNOR_NAME",
+    "FencedMemberEpochError",
+    "MemberAssignmentState",
+    "MemberState",
     "RangeAssignor",
     "ServerAssignor",
     "UniformAssignor",
+    "check_member_epoch",
+    "next_member_state",
 ]
