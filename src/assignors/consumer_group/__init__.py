@@ -5,6 +5,9 @@
   is each member's previous *target* assignment.
 - :func:`next_member_state` and :func:`check_member_epoch`: reconciliation and fencing
   (Kafka's ``CurrentAssignmentBuilder``), over :class:`MemberAssignmentState` records.
+- :func:`replay_step`: one snapshot change of a group for the evaluation (the new target,
+  ``revoked``, ``moved`` and the heartbeats until every member is stable); the strategies
+  ``"uniform"`` and ``"consumer-range"`` (:data:`STRATEGIES`).
 """
 
 from assignors.consumer_group._common import CONSUMER_PROTOCOL, ServerAssignor
@@ -19,6 +22,7 @@ from assignors.consumer_group._reconcile import (
     check_member_epoch,
     next_member_state,
 )
+from assignors.consumer_group._replay import STRATEGIES, ReplayStep, replay_step, server_assignor
 from assignors.consumer_group._uniform import UNIFORM_ASSIGNOR_NAME, UniformAssignor
 
 __all__ = [
@@ -26,13 +30,17 @@ __all__ = [
     "LEAVE_GROUP_MEMBER_EPOCH",
     "LEAVE_GROUP_STATIC_MEMBER_EPOCH",
     "MAX_ITERATION_COUNT",
+    "STRATEGIES",
     "UNIFORM_ASSIGNOR_NAME",
     "FencedMemberEpochError",
     "MemberAssignmentState",
     "MemberState",
     "RangeAssignor",
+    "ReplayStep",
     "ServerAssignor",
     "UniformAssignor",
     "check_member_epoch",
     "next_member_state",
+    "replay_step",
+    "server_assignor",
 ]

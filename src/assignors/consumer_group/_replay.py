@@ -1,0 +1,171 @@
+"""One snapshot change of a consumer-protocol group, for the evaluation: a pure function."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from assignors._errors import UnknownAssignorError
+from assignors._model import Assignment, Subscription
+from assignors.consumer_group._common import ServerAssignor
+from assignors.consumer_group._range import RangeAssignor
+from assignors.consumer_group._reconcile import MemberAssignmentState, MemberState, next_member_state
+from assignors.consumer_group._uniform import UniformAssignor
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from assignors._model import Cluster, MemberId, TopicPartition
+
+__all__ = ["STRATEGIES", "ReplayStep", "replay_step", "server_assignor"]
+
+STRATEGIES: Final[dict[str, Callable[[], ServerAssignor]]] = {
+    "uniform": UniformAssignor,
+    "consumer-range": RangeAssignor,
+}
+"""The evaluation's names of the server assignors (``consumer-range`` tells the server range from the classic one)."""
+
+
+def server_assignor(name: str | ServerAssignor) -> ServerAssignor:
+    """A fresh server assignor for a strategy name (``"uniform"``, ``"consumer-range"``), or ``name`` itself.
+
+    Raises:
+        UnknownAssignorError: not a server strategy; the message lists them.
+    """
+    if isinstance(name, ServerAssignor):
+        return name
+    factory = STRATEGIES.get(name) if isinstance(name, str) else None
+    if factory is None:
+        msg = f"unknown server assignor strategy={name!r}; the server strategies are {', '.join(map(repr, STRATEGIES))}"
+        raise UnknownAssignorError(msg)
+    return factory()
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """What one target computation does to a consumer-protocol group.
+
+    Attributes:
+        target: the new target assignment, one entry per member.
+        revoked: partitions that members present before and after must give up (their
+            previous target minus their new one, unsubscribed topics included).
+        moved: partitions whose previous owner is still present and that another member
+            gets (the classic strategies' ``moved``).
+        heartbeats: heartbeat rounds until every member is STABLE at the new target epoch:
+            1 when nobody revokes anything; revokers acknowledge at once, and the members
+            waiting for their partitions take them at their next heartbeat.
+    """
+
+    target: dict[MemberId, Assignment]
+    revoked: int
+    moved: int
+    heartbeats: int
+
+
+def replay_step(
+    previous_target: Mapping[MemberId, Assignment] | None,
+    cluster: Cluster,
+    subscriptions: Mapping[MemberId, Subscription],
+    *,
+    assignor: str | ServerAssignor = "uniform",
+) -> ReplayStep:
+    """One snapshot change: the new target from the previous one, and what converging to it costs.
+
+    Args:
+        previous_target: each member's target before the change (None: a new group). Members
+            absent from ``subscriptions`` have left: their partitions are free.
+        cluster: topic metadata after the change.
+        subscriptions: the members after the change; their ``owned_partitions`` are ignored
+            and replaced by their previous target.
+        assignor: a server strategy name or a server assignor.
+
+    Example: two members split ``t`` (4 partitions); a third joins and takes one from each.
+
+    >>> from assignors import Cluster, Subscription
+    >>> first = replay_step(None, Cluster({"t": 4}), {"a": Subscription(["t"]), "b": Subscription(["t"])})
+    >>> first.revoked, first.moved, first.heartbeats
+    (0, 0, 1)
+    >>> subs = {m: Subscription(["t"]) for m in "abc"}
+    >>> step = replay_step(first.target, Cluster({"t": 4}), subs)
+    >>> {m: [str(tp) for tp in a.partitions] for m, a in step.target.items()}
+    {'a': ['t-0', 't-1'], 'b': ['t-2'], 'c': ['t-3']}
+    >>> step.revoked, step.moved, step.heartbeats
+    (1, 1, 2)
+    """
+    previous = dict(previous_target or {})
+    empty = Assignment(())
+    with_targets = {
+        member: Subscription(
+            s.topics,
+            owned_partitions=previous.get(member, empty).partitions,
+            rack_id=s.rack_id,
+            group_instance_id=s.group_instance_id,
+        )
+        for member, s in subscriptions.items()
+    }
+    target = server_assignor(assignor).assign(cluster, with_targets)
+    owner = {tp: member for member, a in target.items() for tp in a.partitions}
+    revoked = moved = 0
+    for member, before in previous.items():
+        if member not in target:
+            continue
+        kept = set(target[member].partitions)
+        gone = [tp for tp in before.partitions if tp not in kept]
+        revoked += len(gone)
+        moved += sum(1 for tp in gone if tp in owner)
+    return ReplayStep(target, revoked, moved, _heartbeats(previous, target))
+
+
+def _heartbeats(previous: Mapping[MemberId, Assignment], target: Mapping[MemberId, Assignment]) -> int:
+    """Rounds of heartbeats until every member is STABLE, with Kafka's reconciliation steps.
+
+    In a round every member heartbeats once; a member told to revoke acknowledges at once
+    (the Java client's heartbeat right after its callbacks), after the round's other
+    heartbeats, so what it frees goes to the waiting members in the next round.
+    """
+    if all(set(previous.get(m, Assignment(())).partitions) == set(a.partitions) for m, a in target.items()):
+        return 1
+    group = _Group(previous, target)
+    for rounds in range(1, len(target) + 3):
+        acks = [m for m in sorted(target) if group.heartbeat(m) is MemberState.UNREVOKED_PARTITIONS]
+        for member in acks:
+            group.heartbeat(member)
+        if group.stable():
+            return rounds
+    msg = "reconciliation did not converge"  # pragma: no cover - each round frees what the last one revoked
+    raise RuntimeError(msg)
+
+
+class _Group:
+    """The coordinator's records during one convergence, with who holds each partition."""
+
+    EPOCH = 1
+
+    def __init__(self, previous: Mapping[MemberId, Assignment], target: Mapping[MemberId, Assignment]) -> None:
+        self.target = {m: frozenset(a.partitions) for m, a in target.items()}
+        self.states: dict[MemberId, MemberAssignmentState] = {}
+        self.holder: dict[TopicPartition, MemberId] = {}
+        for member in target:
+            held = frozenset(previous[member].partitions) if member in previous else frozenset()
+            self.states[member] = MemberAssignmentState(MemberState.STABLE, 0, 0, held)
+            self.holder.update(dict.fromkeys(held, member))
+
+    def heartbeat(self, member: MemberId) -> MemberState:
+        """The member heartbeats listing what it may own; returns its new state."""
+        before = self.states[member]
+        holder = self.holder
+        after = next_member_state(
+            before,
+            target_epoch=self.EPOCH,
+            target=self.target[member],
+            partition_epoch=lambda tp: 0 if holder.get(tp, member) != member else -1,
+            owned=before.assigned,
+        )
+        for tp in (before.assigned | before.pending_revocation) - (after.assigned | after.pending_revocation):
+            del holder[tp]
+        holder.update(dict.fromkeys(after.assigned | after.pending_revocation, member))
+        self.states[member] = after
+        return after.state
+
+    def stable(self) -> bool:
+        return all(s.state is MemberState.STABLE and s.member_epoch == self.EPOCH for s in self.states.values())
