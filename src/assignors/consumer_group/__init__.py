@@ -8,6 +8,8 @@
 - :func:`replay_step`: one snapshot change of a group for the evaluation (the new target,
   ``revoked``, ``moved`` and the heartbeats until every member is stable); the strategies
   ``"uniform"`` and ``"consumer-range"`` (:data:`STRATEGIES`).
+- :class:`ConsumerGroupSimulator`: a heartbeat-level model of a whole group, driven by
+  :mod:`assignors.rebalance`'s events, with the online upgrade from a classic group.
 """
 
 from assignors.consumer_group._common import CONSUMER_PROTOCOL, ServerAssignor
@@ -22,7 +24,10 @@ from assignors.consumer_group._reconcile import (
     check_member_epoch,
     next_member_state,
 )
-from assignors.consumer_group._replay import STRATEGIES, ReplayStep, replay_step, server_assignor
+from assignors.consumer_group._replay import STRATEGIES, ReplayStep, replay_step, server_assignor, server_strategy
+from assignors.consumer_group._simulator import ConsumerGroupSimulator
+from assignors.consumer_group._timeline import Instant, remote_assignor
+from assignors.consumer_group._timeline import Timeline as ConsumerTimeline
 from assignors.consumer_group._uniform import UNIFORM_ASSIGNOR_NAME, UniformAssignor
 
 __all__ = [
@@ -32,7 +37,10 @@ __all__ = [
     "MAX_ITERATION_COUNT",
     "STRATEGIES",
     "UNIFORM_ASSIGNOR_NAME",
+    "ConsumerGroupSimulator",
+    "ConsumerTimeline",
     "FencedMemberEpochError",
+    "Instant",
     "MemberAssignmentState",
     "MemberState",
     "RangeAssignor",
@@ -41,6 +49,8 @@ __all__ = [
     "UniformAssignor",
     "check_member_epoch",
     "next_member_state",
+    "remote_assignor",
     "replay_step",
     "server_assignor",
+    "server_strategy",
 ]

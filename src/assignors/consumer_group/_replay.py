@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from assignors._model import Cluster, MemberId, TopicPartition
 
-__all__ = ["STRATEGIES", "ReplayStep", "replay_step", "server_assignor"]
+__all__ = ["STRATEGIES", "ReplayStep", "replay_step", "server_assignor", "server_strategy"]
 
 STRATEGIES: Final[dict[str, Callable[[], ServerAssignor]]] = {
     "uniform": UniformAssignor,
@@ -39,6 +39,11 @@ def server_assignor(name: str | ServerAssignor) -> ServerAssignor:
         msg = f"unknown server assignor strategy={name!r}; the server strategies are {', '.join(map(repr, STRATEGIES))}"
         raise UnknownAssignorError(msg)
     return factory()
+
+
+def server_strategy(assignor: ServerAssignor | type[ServerAssignor]) -> str:
+    """The strategy name of a server assignor object or class (``"uniform"`` or ``"consumer-range"``)."""
+    return "consumer-range" if assignor.name == RangeAssignor.name else assignor.name
 
 
 @dataclass(frozen=True, slots=True)

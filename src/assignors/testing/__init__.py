@@ -30,6 +30,7 @@ from assignors.testing._checks import (
     simulation_problems,
     validity_problems,
 )
+from assignors.testing._consumer import consumer_group_problems, consumer_group_state_machine
 from assignors.testing._machine import group_state_machine
 from assignors.testing._strategies import (
     Group,
@@ -48,6 +49,8 @@ __all__ = [
     "balance_problems",
     "check_assignor",
     "clusters",
+    "consumer_group_problems",
+    "consumer_group_state_machine",
     "cooperative_safety_problems",
     "describe",
     "determinism_problems",

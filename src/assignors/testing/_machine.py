@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from assignors._errors import UnknownAssignorError
 from assignors._interface import ConsumerPartitionAssignor
+from assignors.consumer_group import STRATEGIES, ServerAssignor, server_strategy
 from assignors.rebalance import AddPartitions, Crash, GroupSimulator, Join, Leave, Restart, Subscribe
 from assignors.testing._battery import AssignorFactory, as_factory
 from assignors.testing._checks import InvariantViolationError, simulation_problems
@@ -15,15 +17,37 @@ from assignors.testing._checks import InvariantViolationError, simulation_proble
 __all__ = ["group_state_machine"]
 
 
-def group_state_machine(
-    assignor: ConsumerPartitionAssignor | AssignorFactory,
+def _is_server_assignor(assignor: object) -> bool:
+    return isinstance(assignor, ServerAssignor) or (isinstance(assignor, type) and issubclass(assignor, ServerAssignor))
+
+
+def _server_machine(
+    assignor: object, partitions: Mapping[str, int] | None, session_timeout_s: float
+) -> type[RuleBasedStateMachine]:
+    """The consumer-protocol machine for a KIP-848 server assignor (a strategy name, object or class)."""
+    from assignors.testing._consumer import consumer_group_state_machine
+
+    if isinstance(assignor, str):
+        if assignor not in STRATEGIES:
+            msg = f"assignor={assignor!r}: give a client assignor object or factory, or a server strategy name"
+            raise UnknownAssignorError(msg)
+        name = assignor
+    else:
+        name = server_strategy(assignor)  # type: ignore[arg-type] # a ServerAssignor or its class
+    return consumer_group_state_machine(name, partitions=partitions, session_timeout_s=session_timeout_s)
+
+
+def group_state_machine(  # noqa: C901 - the rules are nested functions
+    assignor: ConsumerPartitionAssignor | AssignorFactory | str,
     *,
     partitions: Mapping[str, int] | None = None,
     session_timeout_s: float = 10.0,
 ) -> type[RuleBasedStateMachine]:
     """A ``RuleBasedStateMachine`` class: members join, leave, crash, restart (static or not,
     within or beyond the session timeout), resubscribe, topics grow and time passes, in a
-    :class:`~assignors.rebalance.GroupSimulator` whose members all use ``assignor``. After every
+    :class:`~assignors.rebalance.GroupSimulator` whose members all use ``assignor``. A KIP-848
+    server assignor (``"uniform"``, ``"consumer-range"``, or such an object or class) runs a
+    consumer-protocol group instead (:func:`consumer_group_state_machine`). After every
     step the group invariants hold (:func:`~assignors.testing.simulation_problems`: no
     partition owned twice, all owned once settled, no cooperative give-back, generations
     one apart).
@@ -36,6 +60,8 @@ def group_state_machine(
         partitions: the topics and their initial partition counts (default ``t0``: 4, ``t1``: 6).
         session_timeout_s: the coordinator's session timeout.
     """
+    if isinstance(assignor, str) or _is_server_assignor(assignor):
+        return _server_machine(assignor, partitions, session_timeout_s)
     make = as_factory(assignor)
     counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
     names = sorted(counts)

@@ -1,0 +1,415 @@
+"""A heartbeat-level model of a consumer group speaking KIP-848's protocol, online upgrade included.
+
+Deterministic discrete time: every member heartbeats at its own interval and reconciles
+on its own; the coordinator computes a new target on the first heartbeat after the
+group epoch moves. Driven by the classic simulator's events (:mod:`assignors.rebalance`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from assignors._errors import InvalidSubscriptionError
+from assignors._model import TopicPartition
+from assignors.consumer_group._classic import ClassicGroup
+from assignors.consumer_group._coordinator import Coordinator, MemberRecord
+from assignors.consumer_group._reconcile import MemberAssignmentState, MemberState
+from assignors.consumer_group._timeline import Instant, Timeline, remote_assignor
+from assignors.rebalance import AddPartitions, Crash, Event, Join, Leave, Restart, Scenario, Subscribe
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from assignors._interface import ConsumerPartitionAssignor
+
+__all__ = ["ConsumerGroupSimulator"]
+
+
+@dataclass(slots=True)
+class _Client:
+    handle: str
+    member_id: str
+    topics: tuple[str, ...]
+    instance_id: str | None
+    specs: tuple[str | ConsumerPartitionAssignor, ...]
+    owned: frozenset[TopicPartition] = frozenset()
+    joined_specs: tuple[str | ConsumerPartitionAssignor, ...] = ()
+    up: bool = True
+    token: int = 0
+    restarts: int = 0
+
+    @property
+    def consumer(self) -> bool:
+        return remote_assignor(self.specs)[0]
+
+
+class ConsumerGroupSimulator:
+    """A consumer group through joins, leaves, crashes, restarts and resubscriptions, heartbeat by heartbeat.
+
+    Members whose assignors are ``["consumer"]``, ``["uniform"]`` or ``["consumer-range"]``
+    use ``group.protocol=consumer``; others are classic members. A group of classic members
+    rebalances as a classic group; the first consumer-protocol member converts it online
+    (the last classic assignment becomes the first target, classic members stay and follow
+    the target through their rebalances, modelled as heartbeats at their own interval);
+    when the last consumer-protocol member leaves, it converts back.
+
+    Args:
+        partitions: the topics and their partition counts.
+        session_timeout_s: ``group.consumer.session.timeout.ms`` (and the classic one).
+        heartbeat_interval_s: ``group.consumer.heartbeat.interval.ms``.
+        classic_heartbeat_interval_s: the classic members' ``heartbeat.interval.ms``.
+    """
+
+    def __init__(
+        self,
+        partitions: Mapping[str, int],
+        *,
+        session_timeout_s: float = 45.0,
+        heartbeat_interval_s: float = 5.0,
+        classic_heartbeat_interval_s: float = 3.0,
+    ) -> None:
+        self.partitions = dict(partitions)
+        self.session_timeout_s = session_timeout_s
+        self.heartbeat_interval_s = heartbeat_interval_s
+        self.classic_heartbeat_interval_s = classic_heartbeat_interval_s
+        self.clients: dict[str, _Client] = {}
+        self.coordinator: Coordinator | None = None
+        self.classic = ClassicGroup()
+        self.timeline = Timeline()
+        self.now = 0.0
+        self._queue: list[tuple[float, int, str, str, int]] = []
+        self._seq = 0
+        self._seen: dict[str, float] = {}  # member id -> last heartbeat
+
+    @classmethod
+    def from_scenario(cls, scenario: Scenario, **options: float) -> ConsumerGroupSimulator:
+        """A simulator for a scenario of ``assignors simulate`` (see :func:`assignors.rebalance.parse_scenario`)."""
+        return cls(scenario.partitions, session_timeout_s=scenario.session_timeout_s, **options)
+
+    # --- driving ----------------------------------------------------------------------
+
+    def run(self, events: Iterable[Event], *, until: float | None = None) -> Timeline:
+        """Apply ``events`` in time order, then run until ``until`` (default: 2 session timeouts after the last)."""
+        last = 0.0
+        for event in sorted(events, key=lambda e: e.at):
+            self.apply(event)
+            last = event.at
+        self.advance(last + 2 * self.session_timeout_s if until is None else until)
+        return self.timeline
+
+    def apply(self, event: Event) -> None:
+        """Run the heartbeats due until ``event.at``, then the event."""
+        self.advance(event.at)
+        if isinstance(event, Join):
+            self._join(event.member, event.topics, event.assignors, event.instance_id)
+        elif isinstance(event, Subscribe):
+            self._subscribe(event.member, event.topics)
+        elif isinstance(event, AddPartitions):
+            self._add_partitions(event.topic, event.count)
+        else:
+            client = self._client(event.member)
+            if isinstance(event, Leave):
+                self._leave(client, "leave", static=client.instance_id is not None)
+            elif isinstance(event, Crash):
+                self._crash(client)
+            elif isinstance(event, Restart):
+                static = client.instance_id is not None
+                self._leave(client, f"restart, back in {event.downtime_s:g}s", static=static, down=True)
+                topics = event.topics if event.topics is not None else client.topics
+                specs = event.assignors if event.assignors is not None else client.specs
+                client.topics, client.specs = tuple(topics), tuple(specs)
+                self._schedule(event.at + event.downtime_s, "back", client.handle, client.token)
+
+    def advance(self, to: float) -> None:
+        """Run every heartbeat, timeout and return due by ``to``."""
+        while self._queue and self._queue[0][0] <= to:
+            at, _, kind, handle, token = heapq.heappop(self._queue)
+            self.now = at
+            if kind == "heartbeat":
+                self._heartbeat(handle, token)
+            elif kind == "expire":
+                self._expire(handle, token)
+            elif kind == "back":
+                self._back(handle, token)
+        self.now = max(self.now, to)
+
+    def _schedule(self, at: float, kind: str, key: str, token: int) -> None:
+        self._seq += 1
+        heapq.heappush(self._queue, (at, self._seq, kind, key, token))
+
+    def _client(self, handle: str) -> _Client:
+        client = self.clients.get(handle)
+        if client is None or not client.up:
+            msg = f"member={handle!r} is not running"
+            raise InvalidSubscriptionError(msg)
+        return client
+
+    # --- the group's type -------------------------------------------------------------
+
+    @property
+    def protocol(self) -> str:
+        if self.coordinator is not None:
+            return "consumer"
+        return "classic" if self.classic.members else "empty"
+
+    def _convert_to_consumer(self) -> None:
+        """Online upgrade: the classic group's generation and last assignment become the epoch and the target."""
+        coordinator = Coordinator(self.partitions, group_epoch=max(self.classic.generation, 0))
+        for member_id, member in sorted(self.classic.members.items()):
+            state = MemberAssignmentState(
+                MemberState.STABLE, coordinator.group_epoch, coordinator.group_epoch, member.assignment
+            )
+            client = self.clients[member.handle]
+            down = not client.up or client.member_id != member_id  # away, or back under a new member id
+            coordinator.adopt(
+                MemberRecord(
+                    member_id, member.topics, member.instance_id, None, classic=True, reconciliation=state, left=down
+                )
+            )
+            self._seen[member_id] = self.now
+            if not down:
+                self._schedule(self.now + self.classic_heartbeat_interval_s, "heartbeat", client.handle, client.token)
+        self.classic = ClassicGroup()
+        self.coordinator = coordinator
+        self._record(None, f"converted to a consumer group at epoch {coordinator.group_epoch}", settling=True)
+
+    def _maybe_convert_back(self) -> None:
+        coordinator = self.coordinator
+        if coordinator is None:
+            return
+        if not coordinator.members:
+            self.coordinator = None
+            self.classic = ClassicGroup(generation=coordinator.group_epoch)
+            self._record(None, "empty")
+            return
+        if any(not r.classic for r in coordinator.members.values()):
+            return
+        self.coordinator = None
+        self.classic = ClassicGroup(generation=coordinator.group_epoch)
+        for client in self.clients.values():
+            if client.up:
+                client.token += 1  # their heartbeat schedule ends; classic rebalances take over
+        for record in coordinator.members.values():
+            client = next(c for c in self.clients.values() if c.member_id == record.member_id)
+            self.classic.add(record.member_id, client.handle, record.topics, record.instance_id, client.joined_specs)
+            self.classic.members[record.member_id].assignment = client.owned
+        self._record(None, f"converted back to a classic group at generation {self.classic.generation}", settling=True)
+        self._classic_rebalance("the last consumer-protocol member left")
+
+    # --- events -----------------------------------------------------------------------
+
+    def _join(
+        self,
+        handle: str,
+        topics: Iterable[str],
+        specs: Iterable[str | ConsumerPartitionAssignor],
+        instance_id: str | None,
+        *,
+        client: _Client | None = None,
+    ) -> None:
+        if client is None:
+            if handle in self.clients and self.clients[handle].up:
+                msg = f"member={handle!r} is already running"
+                raise InvalidSubscriptionError(msg)
+            client = _Client(handle, handle, tuple(topics), instance_id, tuple(specs))
+            self.clients[handle] = client
+        client.joined_specs = client.specs
+        consumer, assignor = remote_assignor(client.specs)
+        if consumer and self.coordinator is None and self.classic.members:
+            self._convert_to_consumer()
+        if self.coordinator is None and not consumer:
+            self._classic_join(client)
+            return
+        if self.coordinator is None:
+            self.coordinator = Coordinator(self.partitions, group_epoch=max(self.classic.generation, 0))
+            self.classic = ClassicGroup()
+        what = self.coordinator.join(
+            client.member_id, client.topics, instance_id=client.instance_id, assignor=assignor, classic=not consumer
+        )
+        self._seen[client.member_id] = self.now
+        protocol = f"consumer, {assignor or 'server default'}" if consumer else "classic"
+        self._record(client, f"{what} ({protocol}); group epoch {self.coordinator.group_epoch}")
+        self._schedule(self.now, "heartbeat", client.handle, client.token)
+
+    def _classic_join(self, client: _Client) -> None:
+        back = self.classic.members.get(client.member_id)
+        if back is None and client.instance_id is not None:
+            back = self.classic.static(client.instance_id)
+        if back is not None and back.topics == client.topics and back.specs == client.specs:
+            # A static member back within its session timeout with the same configuration: no rebalance.
+            self.classic.members.pop(back.member_id)
+            self.classic.add(client.member_id, client.handle, client.topics, client.instance_id, client.specs)
+            self.classic.members[client.member_id].assignment = back.assignment
+            self._set_owned(client, back.assignment, "static member back, no rebalance")
+            return
+        if back is not None:
+            self.classic.members.pop(back.member_id)
+        self.classic.add(client.member_id, client.handle, client.topics, client.instance_id, client.specs)
+        self._classic_rebalance(f"{client.handle} joined")
+
+    def _leave(self, client: _Client, why: str, *, static: bool, down: bool = False) -> None:
+        """The member stops: drops what it consumes; a static member keeps its place for a session timeout."""
+        client.up = False
+        client.token += 1
+        self._seen[client.member_id] = self.now  # the leave request restarts the session timer
+        self._set_owned(client, frozenset(), why)
+        keep_place = static and (down or client.consumer)
+        if self.coordinator is not None:
+            self.coordinator.leave(client.member_id, static=keep_place)
+            if keep_place:
+                self._schedule(self.now + self.session_timeout_s, "expire", client.member_id, self._expiry(client))
+            else:
+                self._maybe_convert_back()
+        elif not keep_place:
+            self.classic.members.pop(client.member_id, None)
+            self._classic_rebalance(f"{client.handle} left")
+        else:
+            self._schedule(self.now + self.session_timeout_s, "expire", client.member_id, self._expiry(client))
+
+    def _crash(self, client: _Client) -> None:
+        """The process dies; the coordinator fences it a session timeout after its last heartbeat."""
+        client.up = False
+        client.token += 1
+        self._set_owned(client, frozenset(), "crashed")
+        seen = self._seen.get(client.member_id, self.now)
+        self._schedule(seen + self.session_timeout_s, "expire", client.member_id, self._expiry(client))
+
+    def _expiry(self, client: _Client) -> int:
+        return client.restarts
+
+    def _back(self, handle: str, token: int) -> None:
+        client = self.clients[handle]
+        if client.up or token != client.token:
+            return
+        client.restarts += 1
+        client.up = True
+        client.token += 1
+        client.member_id = f"{handle}#{client.restarts}"
+        self._join(handle, client.topics, client.specs, client.instance_id, client=client)
+
+    def _subscribe(self, handle: str, topics: Iterable[str]) -> None:
+        client = self._client(handle)
+        client.topics = tuple(sorted(set(topics)))
+        if self.coordinator is not None:
+            self.coordinator.subscribe(client.member_id, client.topics)
+            self._record(client, f"subscribed to {list(client.topics)}; group epoch {self.coordinator.group_epoch}")
+        else:
+            self.classic.members[client.member_id].topics = client.topics
+            self._classic_rebalance(f"{handle} subscribed to {list(client.topics)}")
+
+    def _add_partitions(self, topic: str, count: int) -> None:
+        self.partitions[topic] = count
+        if self.coordinator is not None:
+            self.coordinator.set_partitions(topic, count)
+            self._record(None, f"{topic} has {count} partitions; group epoch {self.coordinator.group_epoch}")
+        elif self.classic.members:
+            self._classic_rebalance(f"{topic} has {count} partitions")
+
+    # --- heartbeats and timeouts -------------------------------------------------------
+
+    def _heartbeat(self, handle: str, token: int) -> None:
+        client = self.clients[handle]
+        coordinator = self.coordinator
+        if not client.up or token != client.token or coordinator is None:
+            return
+        if client.member_id not in coordinator.members:
+            return
+        self._seen[client.member_id] = self.now
+        self._schedule(self.now + self.session_timeout_s, "expire", client.member_id, self._expiry(client))
+        if coordinator.group_epoch > coordinator.assignment_epoch:
+            coordinator.compute_target()
+            self._record(None, f"target at epoch {coordinator.assignment_epoch} ({coordinator.assignor_name})")
+        before = coordinator.members[client.member_id].reconciliation
+        state = coordinator.heartbeat(client.member_id, client.owned)
+        if state.assigned != client.owned:
+            self._set_owned(client, state.assigned, f"heartbeat: {_describe(state)}")
+            self._schedule(self.now, "heartbeat", handle, token)  # acknowledge at once
+        elif state != before:
+            self._record(client, f"heartbeat: {_describe(state)}")
+        interval = self.classic_heartbeat_interval_s if not client.consumer else self.heartbeat_interval_s
+        self._schedule(self.now + interval, "heartbeat", handle, token)
+
+    def _expire(self, member_id: str, restarts: int) -> None:
+        client = next((c for c in self.clients.values() if c.member_id == member_id), None)
+        if client is None or client.restarts != restarts:
+            return
+        if self.now - self._seen.get(member_id, self.now) < self.session_timeout_s:
+            return
+        if self.coordinator is not None and member_id in self.coordinator.members:
+            self.coordinator.remove(member_id)
+            self._record(client, f"fenced: session timeout; group epoch {self.coordinator.group_epoch}")
+            self._maybe_convert_back()
+        elif self.coordinator is None and member_id in self.classic.members and not client.up:
+            self.classic.members.pop(member_id)
+            self._classic_rebalance(f"{client.handle} timed out")
+
+    def _classic_rebalance(self, cause: str) -> None:
+        for generation, revoked, added in self.classic.rebalance(self.partitions):
+            text = f"classic generation {generation} ({cause})"
+            for changes, gives_up in ((revoked, True), (added, False)):  # revocations come first in a round
+                for member_id, partitions in changes.items():
+                    client = self.clients[self.classic.members[member_id].handle]
+                    if not client.up:
+                        continue  # a static member away within its session timeout keeps its assignment
+                    if gives_up:
+                        self._set_owned(client, client.owned - set(partitions), text, partitions, ())
+                    else:
+                        self._set_owned(client, client.owned | set(partitions), text, (), partitions)
+
+    # --- recording --------------------------------------------------------------------
+
+    def _set_owned(
+        self,
+        client: _Client,
+        owned: frozenset[TopicPartition],
+        text: str,
+        revoked: Iterable[TopicPartition] | None = None,
+        added: Iterable[TopicPartition] | None = None,
+    ) -> None:
+        lost = tuple(sorted(client.owned - owned if revoked is None else revoked))
+        gained = tuple(sorted(owned - client.owned if added is None else added))
+        client.owned = owned
+        self._record(client, text, lost, gained)
+
+    def _record(
+        self,
+        client: _Client | None,
+        text: str,
+        revoked: tuple[TopicPartition, ...] = (),
+        added: tuple[TopicPartition, ...] = (),
+        *,
+        settling: bool = False,
+    ) -> None:
+        coordinator = self.coordinator
+        if coordinator is not None:
+            epochs = (coordinator.group_epoch, coordinator.assignment_epoch)
+            members = self._members()
+            stable = coordinator.stable() and all(
+                c.up and c.owned == coordinator.members[c.member_id].reconciliation.assigned for c in members
+            )
+        else:
+            epochs = (self.classic.generation, self.classic.generation)
+            stable = all(c.up and c.owned == self.classic.members[c.member_id].assignment for c in self._members())
+        owned = {c.handle: c.owned for c in sorted(self.clients.values(), key=lambda c: c.handle) if c.up}
+        stable = stable and not settling
+        handle = client.handle if client is not None else None
+        held = set().union(*owned.values())
+        unowned = tuple(sorted(tp for tp in self.subscribed_partitions() if tp not in held))
+        self.timeline.instants.append(
+            Instant(self.now, handle, text, *epochs, revoked, added, owned, stable, unowned, self.protocol)
+        )
+
+    def _members(self) -> list[_Client]:
+        ids = set(self.coordinator.members) if self.coordinator is not None else set(self.classic.members)
+        return [c for c in self.clients.values() if c.member_id in ids]
+
+    def subscribed_partitions(self) -> list[TopicPartition]:
+        """Every partition of a topic some member in the group subscribes to."""
+        topics = sorted({t for c in self._members() for t in c.topics})
+        return [TopicPartition(t, p) for t in topics for p in range(self.partitions.get(t, 0))]
+
+
+def _describe(state: MemberAssignmentState) -> str:
+    return f"epoch {state.member_epoch} {state.state.name}"

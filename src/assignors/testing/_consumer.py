@@ -1,0 +1,131 @@
+"""The test kit for consumer-protocol (KIP-848) groups: timeline invariants and a hypothesis state machine."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline
+from assignors.rebalance import AddPartitions, Crash, Join, Leave, Restart, Subscribe
+from assignors.testing._checks import InvariantViolationError
+
+__all__ = ["consumer_group_problems", "consumer_group_state_machine"]
+
+
+def consumer_group_problems(timeline: ConsumerTimeline) -> list[str]:
+    """KIP-848's invariants at every instant of a :class:`~assignors.consumer_group.ConsumerGroupSimulator` run.
+
+    - No partition is consumed by two members at once.
+    - While the group is stable, every partition of a subscribed topic is consumed.
+    - A member never revokes a partition and then gets it back while the target assignment
+      epoch is still the one it revoked it for (a newer target may give it back, as Kafka's
+      ``CurrentAssignmentBuilderTest`` shows).
+    - The group epoch never goes down, and the target epoch never passes it.
+    """
+    problems: list[str] = []
+    revoked_at: dict[tuple[str, object], int] = {}  # (member, partition) -> target epoch of the revocation
+    last_epoch = None
+    for i in timeline.instants:
+        where = f"t={i.at:g} ({i.member or 'group'}: {i.text})"
+        counts = Counter(tp for owned in i.owned.values() for tp in owned)
+        problems.extend(f"{where}: {tp} consumed by {n} members" for tp, n in sorted(counts.items()) if n > 1)
+        if i.stable and i.unowned:
+            problems.append(f"{where}: stable but {[str(tp) for tp in i.unowned]} consumed by nobody")
+        if last_epoch is not None and i.protocol == "consumer" and i.group_epoch < last_epoch:
+            problems.append(f"{where}: group epoch {i.group_epoch} after {last_epoch}")
+        if i.assignment_epoch > i.group_epoch:
+            problems.append(f"{where}: target epoch {i.assignment_epoch} ahead of group epoch {i.group_epoch}")
+        last_epoch = i.group_epoch if i.protocol == "consumer" else None
+        if i.member is None or i.protocol != "consumer" or not i.text.startswith("heartbeat"):
+            continue
+        problems.extend(
+            f"{where}: {i.member!r} got back {tp}, revoked for the same target"
+            for tp in i.added
+            if revoked_at.get((i.member, tp)) == i.assignment_epoch
+        )
+        for tp in i.revoked:
+            revoked_at[i.member, tp] = i.assignment_epoch
+    return problems
+
+
+def consumer_group_state_machine(
+    assignor: str = "uniform",
+    *,
+    partitions: Mapping[str, int] | None = None,
+    session_timeout_s: float = 45.0,
+    classic_assignor: str | None = "cooperative-sticky",
+) -> type[RuleBasedStateMachine]:
+    """A ``RuleBasedStateMachine`` class driving a consumer-protocol group through random events.
+
+    Members join (consumer protocol with ``assignor``, or classic with ``classic_assignor``
+    when given, which exercises the online upgrade and downgrade), leave, crash, restart
+    within or beyond the session timeout (static or not, possibly switching protocol),
+    resubscribe; topics grow; time passes. After every step
+    :func:`consumer_group_problems` must be empty.
+    """
+    counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
+    names = sorted(counts)
+    subsets = st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True).map(tuple)
+    configs = [(assignor,)] + ([(classic_assignor,)] if classic_assignor else [])
+
+    class ConsumerGroupMachine(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.sim = ConsumerGroupSimulator(counts, session_timeout_s=session_timeout_s)
+            self.now = 0.0
+            self.serial = 0
+            self.up: list[str] = []
+
+        @rule(topics=subsets, static=st.booleans(), config=st.sampled_from(configs))
+        def join(self, topics: tuple[str, ...], static: bool, config: tuple[str]) -> None:  # noqa: FBT001
+            handle = f"m{self.serial}"
+            self.serial += 1
+            self.sim.apply(Join(self.now, handle, topics, config, instance_id=f"i-{handle}" if static else None))
+            self.up.append(handle)
+
+        @precondition(lambda self: bool(self.up))
+        @rule(data=st.data(), crash=st.booleans())
+        def leave_or_crash(self, data: st.DataObject, crash: bool) -> None:  # noqa: FBT001
+            handle = data.draw(st.sampled_from(self.up), label="member")
+            self.up.remove(handle)
+            self.sim.apply(Crash(self.now, handle) if crash else Leave(self.now, handle))
+
+        @precondition(lambda self: bool(self.up))
+        @rule(
+            data=st.data(),
+            downtime=st.sampled_from((0.0, session_timeout_s / 2, session_timeout_s * 2)),
+            config=st.sampled_from(configs),
+        )
+        def restart(self, data: st.DataObject, downtime: float, config: tuple[str]) -> None:
+            handle = data.draw(st.sampled_from(self.up), label="member")
+            self.sim.apply(Restart(self.now, handle, downtime, assignors=config))
+            self.now += downtime + 1
+            self.sim.advance(self.now)
+
+        @precondition(lambda self: bool(self.up))
+        @rule(data=st.data(), topics=subsets)
+        def subscribe(self, data: st.DataObject, topics: tuple[str, ...]) -> None:
+            self.sim.apply(Subscribe(self.now, data.draw(st.sampled_from(self.up), label="member"), topics))
+
+        @rule(topic=st.sampled_from(names), more=st.integers(1, 4))
+        def grow(self, topic: str, more: int) -> None:
+            self.sim.apply(AddPartitions(self.now, topic, self.sim.partitions.get(topic, 0) + more))
+
+        @rule(seconds=st.sampled_from((1.0, 3.0, 5.0, session_timeout_s + 1)))
+        def wait(self, seconds: float) -> None:
+            self.now += seconds
+            self.sim.advance(self.now)
+
+        @invariant()
+        def group_invariants(self) -> None:
+            problems = consumer_group_problems(self.sim.timeline)
+            if problems:
+                msg = "consumer group invariants violated:\n  " + "\n  ".join(problems[:5])
+                msg += "\ntimeline:\n" + self.sim.timeline.render()
+                raise InvariantViolationError(msg)
+
+    ConsumerGroupMachine.__name__ = ConsumerGroupMachine.__qualname__ = f"ConsumerGroupMachine[{assignor}]"
+    return ConsumerGroupMachine
