@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from assignors import Assignment, Cluster, InvalidSubscriptionError, Subscription, TopicPartition
 from assignors.consumer_group import MAX_ITERATION_COUNT, RangeAssignor, ServerAssignor, UniformAssignor
-from assignors.testing import Group, balance_problems, check_assignor, groups, validity_problems
+from assignors.testing import Group, balance_problems, check_assignor, fixpoint_problems, groups, validity_problems
 
 Spec = Mapping[str, tuple[list[str], dict[str, list[int]]]]
 
@@ -315,11 +315,18 @@ def test_range_static_member_replaced_keeps_its_partitions(mixed: bool) -> None:
 
 
 def test_uniform_passes_the_kit() -> None:
-    check_assignor(UniformAssignor, balance=None, sticky=True)
+    """Validity, balance, determinism, and stickiness (fixpoint, no needless movement when members leave)."""
+    check_assignor(UniformAssignor, balance="sticky", sticky=True)
 
 
-def test_uniform_before_the_fix_passes_the_kit() -> None:
-    check_assignor(lambda: UniformAssignor(stable_extras=False), balance=None, sticky=False)
+def test_uniform_before_the_fix_passes_the_kit_but_stickiness() -> None:
+    check_assignor(lambda: UniformAssignor(stable_extras=False), balance="sticky", sticky=False)
+    # The kit's fixpoint check catches KAFKA-18688 on a balanced group whose extra sits on a later member.
+    cluster, subs = group({"t": 7}, {"A": (["t"], {"t": [0, 1]}), "B": (["t"], {"t": [2, 3, 4]}), "C": (["t"], {})})
+    subs["C"] = Subscription(["t"], owned_partitions=[TopicPartition("t", 5), TopicPartition("t", 6)])
+    settled = {m: Assignment(s.owned_partitions) for m, s in subs.items()}
+    assert fixpoint_problems(lambda: UniformAssignor(stable_extras=False), cluster, subs, settled, 1)
+    assert not fixpoint_problems(UniformAssignor, cluster, subs, settled, 1)
 
 
 def test_range_passes_the_kit() -> None:
