@@ -26,6 +26,7 @@ CASE_TIMEOUT_S = 300
 # (section, label, spec, target seconds or None, assignors)
 FOUNDATION = ("range", "roundrobin")
 STICKY = ("sticky", "cooperative-sticky")
+UNIFORM = ("uniform",)
 _1M = [500, 2000, 2000]
 _1M_SQUARE = [1000, 1000, 2000]
 _W3 = [100, 200, 500]
@@ -61,6 +62,18 @@ CASES: list[Case] = [
     ("sticky racks", "500x2000, 2000 members, 3 racks, fresh", {"workload": "racked", "args": _1M}, None, STICKY),
     ("sticky racks", "500x2000, 2000 members, 3 racks, 2nd round", {"workload": "racked", "args": _1M, "round": 2},
      None, STICKY),
+    ("uniform (KIP-848)", "1000x1000, 2000 members, identical, fresh", {"workload": "identical", "args": _1M_SQUARE},
+     1.0, UNIFORM),
+    ("uniform (KIP-848)", "1000x1000, 2000 members, identical, 2nd round",
+     {"workload": "identical", "args": _1M_SQUARE, "round": 2}, 1.0, UNIFORM),
+    ("uniform (KIP-848)", "1000x1000, 2000 members, every 4th on first half, fresh",
+     {"workload": "halves", "args": _1M_SQUARE}, 1.0, UNIFORM),
+    ("uniform (KIP-848)", "1000x1000, 2000 members, every 4th on first half, 2nd round",
+     {"workload": "halves", "args": _1M_SQUARE, "round": 2}, 1.0, UNIFORM),
+    ("uniform (KIP-848)", "1000x50, 1000 members, 100 topics each (KIP-1263), fresh",
+     {"workload": "overlapping", "args": [1000, 50, 1000, 100]}, None, UNIFORM),
+    ("uniform (KIP-848)", "1000x50, 1000 members, 100 topics each (KIP-1263), 2nd round",
+     {"workload": "overlapping", "args": [1000, 50, 1000, 100], "round": 2}, None, UNIFORM),
 ]  # fmt: skip
 BIG = {"workload": "identical", "args": _1M_SQUARE}
 KAFKA_PYTHON = [

@@ -11,18 +11,27 @@ import resource
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
-from assignors import Assignment, get_assignor
+from assignors import Assignment, ConsumerPartitionAssignor, consumer_group, get_assignor
 from benchmarks import kafka_python, workloads
 
-BUILDERS = {
+BUILDERS: dict[str, Callable[..., workloads.Workload]] = {
     "identical": workloads.identical,
     "last_member_on_first_topic": workloads.last_member_on_first_topic,
     "halves": workloads.halves,
     "racked": workloads.racked,
     "scale_out": workloads.scale_out,
+    "overlapping": workloads.overlapping,
 }
+
+
+def _assignor(name: str) -> ConsumerPartitionAssignor:
+    """A built-in client assignor, or a KIP-848 server assignor by strategy name (``uniform``, ``consumer-range``)."""
+    if name in consumer_group.STRATEGIES:
+        return consumer_group.server_assignor(name)
+    return get_assignor(name)
 
 
 def _time(run: Any, repeat: int) -> tuple[list[float], Any]:
@@ -43,9 +52,9 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
         times, _ = _time(lambda: kafka_python.assign(name, workload), repeat)
     else:
         if spec.get("round") == 2:
-            first: dict[str, Assignment] = get_assignor(name).assign(workload.cluster, workload.subscriptions)
+            first: dict[str, Assignment] = _assignor(name).assign(workload.cluster, workload.subscriptions)
             workload = workloads.owning(workload, first)
-        times, result = _time(lambda: get_assignor(name).assign(workload.cluster, workload.subscriptions), repeat)
+        times, result = _time(lambda: _assignor(name).assign(workload.cluster, workload.subscriptions), repeat)
         workloads.check(workload, result, withheld=name == "cooperative-sticky")
     return {
         "median_s": statistics.median(times),

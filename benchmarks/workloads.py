@@ -71,6 +71,18 @@ def scale_out(topics: int, partitions: int, members: int) -> Workload:
     return Workload(f"{topics}x{partitions}, 10 -> {members} members, mixed", cluster, subscriptions)
 
 
+def overlapping(topics: int, partitions: int, members: int, per_member: int) -> Workload:
+    """Each member subscribes to ``per_member`` consecutive topics (wrapping), 7 topics apart (KIP-1263's shape)."""
+    names = [f"topic-{i}" for i in range(topics)]
+    cluster = Cluster(dict.fromkeys(names, partitions))
+    subscriptions = {
+        f"consumer-{i:05d}": Subscription([names[(7 * i + j) % topics] for j in range(per_member)])
+        for i in range(members)
+    }
+    label = f"{topics}x{partitions}, {members} members, {per_member} topics each (overlapping)"
+    return Workload(label, cluster, subscriptions)
+
+
 def owning(workload: Workload, assignment: dict[str, Assignment], generation: int = 1) -> Workload:
     """The next round: every member but the first owns what ``assignment`` gave it."""
     first = min(workload.subscriptions)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from itertools import repeat
+from operator import add, setitem
 from typing import TYPE_CHECKING, Final
 
 from assignors.consumer_group._common import free_partitions, make_partitions
@@ -97,6 +98,11 @@ class _Balancer:
         return self.most_level - self.least_level <= 1
 
 
+def _bump(sizes: list[int], members: list[int], amount: int) -> None:
+    """``sizes[m] += amount`` for each of the distinct ``members``, at C speed."""
+    deque(map(setitem, repeat(sizes), members, map(add, map(sizes.__getitem__, members), repeat(amount))), maxlen=0)
+
+
 def _fill(sizes: list[int], members: Sequence[int], free: int) -> list[int]:
     """The owners of ``free`` partitions handed out as the least loaded range does, in order.
 
@@ -117,10 +123,10 @@ def _fill(sizes: list[int], members: Sequence[int], free: int) -> list[int]:
         ranged = order[:end]
         owners.extend(ranged * full)
         owners.extend(ranged[:partial])
-        for member in ranged:
-            sizes[member] += full
-        for member in ranged[:partial]:
-            sizes[member] += 1
+        if full:
+            _bump(sizes, ranged, full)
+        if partial:
+            _bump(sizes, ranged[:partial], 1)
         level += cycles
     return owners
 
