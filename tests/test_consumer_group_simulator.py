@@ -285,3 +285,30 @@ def test_refusals() -> None:
         sim.apply(Leave(2, "x"))
     with pytest.raises(UnknownAssignorError, match="server strategy name"):
         group_state_machine("range")
+
+
+EAGER_UPGRADE = """\
+t=60 c: restart, back in 5s -[orders-4, orders-5]
+t=60 a: classic generation 4 (c left) -[orders-0, orders-1]
+t=60 b: classic generation 4 (c left) -[orders-2, orders-3]
+t=60 a: classic generation 4 (c left) +[orders-0, orders-1, orders-2]
+t=60 b: classic generation 4 (c left) +[orders-3, orders-4, orders-5]
+t=65 converted to a consumer group at epoch 4
+t=65 c: joined (consumer, server default); group epoch 5
+t=65 target at epoch 5 (uniform)
+t=65 c: heartbeat: epoch 5 UNRELEASED_PARTITIONS
+t=68 a: rejoins (classic EAGER): revokes everything -[orders-0, orders-1, orders-2]
+t=68 a: heartbeat: epoch 5 STABLE +[orders-0, orders-1]
+t=68 b: rejoins (classic EAGER): revokes everything -[orders-3, orders-4, orders-5]
+t=68 b: heartbeat: epoch 5 STABLE +[orders-3, orders-4]
+t=70 c: heartbeat: epoch 5 STABLE +[orders-2, orders-5]"""
+
+
+def test_upgrade_of_an_eager_group() -> None:
+    """Classic range members are EAGER: in the converted group each rebalance still revokes all they hold."""
+    r = ("range",)
+    sim = run(
+        [Join(0, "a", ORDERS, r), Join(0, "b", ORDERS, r), Join(0, "c", ORDERS, r), Restart(60, "c", 5, ("consumer",))]
+    )
+    assert "\n".join(lines(sim)[9:]) == EAGER_UPGRADE
+    assert sim.timeline.instants[-1].stable

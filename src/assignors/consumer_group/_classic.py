@@ -6,7 +6,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from assignors._model import Cluster, Subscription
+from assignors._model import Cluster, RebalanceProtocol, Subscription
 from assignors._registry import get_assignor
 from assignors.rebalance import choose_protocol, rebalance, select_assignor
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from assignors._interface import ConsumerPartitionAssignor
     from assignors._model import MemberId, TopicPartition
 
-__all__ = ["ClassicGroup", "ClassicMember"]
+__all__ = ["ClassicGroup", "ClassicMember", "classic_protocol"]
 
 
 def _instance(spec: str | ConsumerPartitionAssignor) -> ConsumerPartitionAssignor:
@@ -25,6 +25,11 @@ def _instance(spec: str | ConsumerPartitionAssignor) -> ConsumerPartitionAssigno
 
 def _name(spec: str | ConsumerPartitionAssignor) -> str:
     return spec if isinstance(spec, str) else spec.name
+
+
+def classic_protocol(specs: Iterable[str | ConsumerPartitionAssignor]) -> RebalanceProtocol:
+    """The rebalance protocol of a classic member configured with ``specs`` (the highest all of them support)."""
+    return choose_protocol([_instance(s) for s in specs])
 
 
 @dataclass(slots=True)
@@ -73,7 +78,7 @@ class ClassicGroup:
         order = sorted(self.members)
         name = select_assignor({m: [_name(s) for s in self.members[m].specs] for m in order})
         leader = next(s for m in order for s in self.members[m].specs if _name(s) == name)
-        protocol = min(choose_protocol([_instance(s) for s in self.members[m].specs]) for m in order)
+        protocol = min(classic_protocol(self.members[m].specs) for m in order)
         subscriptions = {
             m: Subscription(self.members[m].topics, group_instance_id=self.members[m].instance_id) for m in order
         }

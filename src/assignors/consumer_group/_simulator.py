@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assignors._errors import InvalidSubscriptionError
-from assignors._model import TopicPartition
-from assignors.consumer_group._classic import ClassicGroup
+from assignors._model import RebalanceProtocol, TopicPartition
+from assignors.consumer_group._classic import ClassicGroup, classic_protocol
 from assignors.consumer_group._coordinator import Coordinator, MemberRecord
 from assignors.consumer_group._reconcile import MemberAssignmentState, MemberState
 from assignors.consumer_group._timeline import Instant, Timeline, remote_assignor
@@ -42,7 +42,12 @@ class _Client:
 
     @property
     def consumer(self) -> bool:
-        return remote_assignor(self.specs)[0]
+        return remote_assignor(self.joined_specs or self.specs)[0]
+
+    @property
+    def eager(self) -> bool:
+        """A classic member whose assignors make it EAGER: it revokes everything at every rebalance."""
+        return not self.consumer and classic_protocol(self.joined_specs) is RebalanceProtocol.EAGER
 
 
 class ConsumerGroupSimulator:
@@ -322,6 +327,9 @@ class ConsumerGroupSimulator:
             coordinator.compute_target()
             self._record(None, f"target at epoch {coordinator.assignment_epoch} ({coordinator.assignor_name})")
         before = coordinator.members[client.member_id].reconciliation
+        if client.eager and before.member_epoch != coordinator.assignment_epoch and client.owned:
+            # A classic EAGER member rejoins for the new target: it revokes everything before joining.
+            self._set_owned(client, frozenset(), "rejoins (classic EAGER): revokes everything")
         state = coordinator.heartbeat(client.member_id, client.owned)
         if state.assigned != client.owned:
             self._set_owned(client, state.assigned, f"heartbeat: {_describe(state)}")

@@ -56,12 +56,13 @@ def consumer_group_state_machine(
     *,
     partitions: Mapping[str, int] | None = None,
     session_timeout_s: float = 45.0,
-    classic_assignor: str | None = "cooperative-sticky",
+    classic_assignors: tuple[tuple[str, ...], ...] = (("cooperative-sticky",), ("range", "cooperative-sticky")),
 ) -> type[RuleBasedStateMachine]:
     """A ``RuleBasedStateMachine`` class driving a consumer-protocol group through random events.
 
-    Members join (consumer protocol with ``assignor``, or classic with ``classic_assignor``
-    when given, which exercises the online upgrade and downgrade), leave, crash, restart
+    Members join (consumer protocol with ``assignor``, or classic with one of
+    ``classic_assignors``, COOPERATIVE and EAGER by default, which exercises the online
+    upgrade and downgrade; they should share an assignor), leave, crash, restart
     within or beyond the session timeout (static or not, possibly switching protocol),
     resubscribe; topics grow; time passes. After every step
     :func:`consumer_group_problems` must be empty.
@@ -69,7 +70,7 @@ def consumer_group_state_machine(
     counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
     names = sorted(counts)
     subsets = st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True).map(tuple)
-    configs = [(assignor,)] + ([(classic_assignor,)] if classic_assignor else [])
+    configs = [(assignor,), *classic_assignors]
 
     class ConsumerGroupMachine(RuleBasedStateMachine):
         def __init__(self) -> None:
@@ -80,7 +81,7 @@ def consumer_group_state_machine(
             self.up: list[str] = []
 
         @rule(topics=subsets, static=st.booleans(), config=st.sampled_from(configs))
-        def join(self, topics: tuple[str, ...], static: bool, config: tuple[str]) -> None:  # noqa: FBT001
+        def join(self, topics: tuple[str, ...], static: bool, config: tuple[str, ...]) -> None:  # noqa: FBT001
             handle = f"m{self.serial}"
             self.serial += 1
             self.sim.apply(Join(self.now, handle, topics, config, instance_id=f"i-{handle}" if static else None))
@@ -99,7 +100,7 @@ def consumer_group_state_machine(
             downtime=st.sampled_from((0.0, session_timeout_s / 2, session_timeout_s * 2)),
             config=st.sampled_from(configs),
         )
-        def restart(self, data: st.DataObject, downtime: float, config: tuple[str]) -> None:
+        def restart(self, data: st.DataObject, downtime: float, config: tuple[str, ...]) -> None:
             handle = data.draw(st.sampled_from(self.up), label="member")
             self.sim.apply(Restart(self.now, handle, downtime, assignors=config))
             self.now += downtime + 1
