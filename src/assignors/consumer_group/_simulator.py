@@ -173,8 +173,10 @@ class ConsumerGroupSimulator:
                     member_id, member.topics, member.instance_id, None, classic=True, reconciliation=state, left=down
                 )
             )
-            self._seen[member_id] = self.now
-            if not down:
+            if down:
+                self._watch(member_id, client)
+            else:
+                self._seen[member_id] = self.now
                 self._schedule(self.now + self.classic_heartbeat_interval_s, "heartbeat", client.handle, client.token)
         self.classic = ClassicGroup()
         self.coordinator = coordinator
@@ -199,6 +201,8 @@ class ConsumerGroupSimulator:
         for record in coordinator.members.values():
             client = next(c for c in self.clients.values() if c.member_id == record.member_id)
             self.classic.add(record.member_id, client.handle, record.topics, record.instance_id, client.joined_specs)
+            if not client.up:
+                self._watch(record.member_id, client)
             self.classic.members[record.member_id].assignment = client.owned
         self._record(None, f"converted back to a classic group at generation {self.classic.generation}", settling=True)
         self._classic_rebalance("the last consumer-protocol member left")
@@ -278,8 +282,15 @@ class ConsumerGroupSimulator:
         client.up = False
         client.token += 1
         self._set_owned(client, frozenset(), "crashed")
+        if self.coordinator is None:  # a classic group hears from its members until now
+            self._seen[client.member_id] = self.now
         seen = self._seen.get(client.member_id, self.now)
         self._schedule(seen + self.session_timeout_s, "expire", client.member_id, self._expiry(client))
+
+    def _watch(self, member_id: str, client: _Client) -> None:
+        """Fence a member that is away a session timeout after it was last heard of."""
+        seen = self._seen.setdefault(member_id, self.now)
+        self._schedule(seen + self.session_timeout_s, "expire", member_id, self._expiry(client))
 
     def _expiry(self, client: _Client) -> int:
         return client.restarts
@@ -393,21 +404,29 @@ class ConsumerGroupSimulator:
         coordinator = self.coordinator
         if coordinator is not None:
             epochs = (coordinator.group_epoch, coordinator.assignment_epoch)
-            members = self._members()
-            stable = coordinator.stable() and all(
-                c.up and c.owned == coordinator.members[c.member_id].reconciliation.assigned for c in members
-            )
         else:
             epochs = (self.classic.generation, self.classic.generation)
-            stable = all(c.up and c.owned == self.classic.members[c.member_id].assignment for c in self._members())
         owned = {c.handle: c.owned for c in sorted(self.clients.values(), key=lambda c: c.handle) if c.up}
-        stable = stable and not settling
+        stable = self.stable() and not settling
         handle = client.handle if client is not None else None
-        held = set().union(*owned.values())
-        unowned = tuple(sorted(tp for tp in self.subscribed_partitions() if tp not in held))
+        unowned = self.unowned()
         self.timeline.instants.append(
             Instant(self.now, handle, text, *epochs, revoked, added, owned, stable, unowned, self.protocol)
         )
+
+    def stable(self) -> bool:
+        """Every member is up and consumes exactly its reconciled assignment, and no target is pending."""
+        coordinator = self.coordinator
+        if coordinator is None:
+            return all(c.up and c.owned == self.classic.members[c.member_id].assignment for c in self._members())
+        return coordinator.stable() and all(
+            c.up and c.owned == coordinator.members[c.member_id].reconciliation.assigned for c in self._members()
+        )
+
+    def unowned(self) -> tuple[TopicPartition, ...]:
+        """Partitions of topics that members of the group subscribe to that no running member consumes."""
+        held = set().union(*(c.owned for c in self.clients.values() if c.up))
+        return tuple(tp for tp in self.subscribed_partitions() if tp not in held)
 
     def _members(self) -> list[_Client]:
         ids = set(self.coordinator.members) if self.coordinator is not None else set(self.classic.members)

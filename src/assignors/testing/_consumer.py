@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline
+from assignors._model import TopicPartition
+from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline, Instant
 from assignors.rebalance import AddPartitions, Crash, Join, Leave, Restart, Subscribe
 from assignors.testing._checks import InvariantViolationError
 
@@ -25,33 +26,48 @@ def consumer_group_problems(timeline: ConsumerTimeline) -> list[str]:
       ``CurrentAssignmentBuilderTest`` shows).
     - The group epoch never goes down, and the target epoch never passes it.
     """
-    problems: list[str] = []
-    revoked_at: dict[tuple[str, object], int] = {}  # (member, partition) -> target epoch of the revocation
-    last_epoch = None
-    for i in timeline.instants:
+    return _Checker().feed(timeline.instants)
+
+
+class _Checker:
+    """The invariants of :func:`consumer_group_problems`, fed instant by instant (a state machine checks each once)."""
+
+    def __init__(self) -> None:
+        self.revoked_at: dict[tuple[str, TopicPartition], int] = {}  # (member, partition) -> target epoch
+        self.last_epoch: int | None = None
+        self.seen = 0
+
+    def feed(self, instants: Sequence[Instant]) -> list[str]:
+        problems: list[str] = []
+        for i in instants[self.seen :]:
+            problems.extend(self._check(i))
+        self.seen = len(instants)
+        return problems
+
+    def _check(self, i: Instant) -> list[str]:
         where = f"t={i.at:g} ({i.member or 'group'}: {i.text})"
         counts = Counter(tp for owned in i.owned.values() for tp in owned)
-        problems.extend(f"{where}: {tp} consumed by {n} members" for tp, n in sorted(counts.items()) if n > 1)
+        problems = [f"{where}: {tp} consumed by {n} members" for tp, n in sorted(counts.items()) if n > 1]
         if i.stable and i.unowned:
             problems.append(f"{where}: stable but {[str(tp) for tp in i.unowned]} consumed by nobody")
-        if last_epoch is not None and i.protocol == "consumer" and i.group_epoch < last_epoch:
-            problems.append(f"{where}: group epoch {i.group_epoch} after {last_epoch}")
+        if self.last_epoch is not None and i.protocol == "consumer" and i.group_epoch < self.last_epoch:
+            problems.append(f"{where}: group epoch {i.group_epoch} after {self.last_epoch}")
         if i.assignment_epoch > i.group_epoch:
             problems.append(f"{where}: target epoch {i.assignment_epoch} ahead of group epoch {i.group_epoch}")
-        last_epoch = i.group_epoch if i.protocol == "consumer" else None
+        self.last_epoch = i.group_epoch if i.protocol == "consumer" else None
         if i.member is None or i.protocol != "consumer" or not i.text.startswith("heartbeat"):
-            continue
+            return problems
         problems.extend(
             f"{where}: {i.member!r} got back {tp}, revoked for the same target"
             for tp in i.added
-            if revoked_at.get((i.member, tp)) == i.assignment_epoch
+            if self.revoked_at.get((i.member, tp)) == i.assignment_epoch
         )
         for tp in i.revoked:
-            revoked_at[i.member, tp] = i.assignment_epoch
-    return problems
+            self.revoked_at[i.member, tp] = i.assignment_epoch
+        return problems
 
 
-def consumer_group_state_machine(
+def consumer_group_state_machine(  # noqa: C901 - the rules are nested functions
     assignor: str = "uniform",
     *,
     partitions: Mapping[str, int] | None = None,
@@ -64,8 +80,9 @@ def consumer_group_state_machine(
     ``classic_assignors``, COOPERATIVE and EAGER by default, which exercises the online
     upgrade and downgrade; they should share an assignor), leave, crash, restart
     within or beyond the session timeout (static or not, possibly switching protocol),
-    resubscribe; topics grow; time passes. After every step
-    :func:`consumer_group_problems` must be empty.
+    resubscribe; topics grow; time passes. After every step :func:`consumer_group_problems`
+    must be empty, and after waiting three session timeouts the group must be stable with
+    every subscribed partition consumed.
     """
     counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
     names = sorted(counts)
@@ -79,6 +96,7 @@ def consumer_group_state_machine(
             self.now = 0.0
             self.serial = 0
             self.up: list[str] = []
+            self.checker = _Checker()
 
         @rule(topics=subsets, static=st.booleans(), config=st.sampled_from(configs))
         def join(self, topics: tuple[str, ...], static: bool, config: tuple[str, ...]) -> None:  # noqa: FBT001
@@ -120,9 +138,19 @@ def consumer_group_state_machine(
             self.now += seconds
             self.sim.advance(self.now)
 
+        @rule()
+        def settle(self) -> None:
+            """Long enough for the absent to time out and the rest to reconcile: the group must be stable."""
+            self.now += 3 * session_timeout_s + 10
+            self.sim.advance(self.now)
+            if not self.sim.stable() or self.sim.unowned():
+                unowned = [str(tp) for tp in self.sim.unowned()]
+                msg = f"the group did not settle (unowned: {unowned})\ntimeline:\n" + self.sim.timeline.render()
+                raise InvariantViolationError(msg)
+
         @invariant()
         def group_invariants(self) -> None:
-            problems = consumer_group_problems(self.sim.timeline)
+            problems = self.checker.feed(self.sim.timeline.instants)
             if problems:
                 msg = "consumer group invariants violated:\n  " + "\n  ".join(problems[:5])
                 msg += "\ntimeline:\n" + self.sim.timeline.render()
