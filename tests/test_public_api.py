@@ -19,6 +19,7 @@ def test_all_lists_the_public_names() -> None:
         "kafka_python",
         "aiokafka",
         "offsets_topic",
+        "consumer_group",
     }
     assert set(assignors.__all__) == public
 
@@ -26,7 +27,8 @@ def test_all_lists_the_public_names() -> None:
 def test_import_is_dependency_free() -> None:
     """`import assignors` imports none of pyspark, pandas, pyarrow or hypothesis."""
     code = (
-        "import sys, assignors, assignors.metrics, assignors.consumer_protocol, assignors.rebalance, assignors.cli; "
+        "import sys, assignors, assignors.metrics, assignors.consumer_protocol, assignors.rebalance, assignors.cli, "
+        "assignors.consumer_group; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in {'pyspark', 'pandas', 'pyarrow', 'hypothesis'}))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout  # noqa: S603
