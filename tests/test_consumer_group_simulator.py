@@ -38,6 +38,19 @@ TestUniformGroup = group_state_machine("uniform").TestCase
 TestConsumerRangeGroup = group_state_machine(RangeAssignor).TestCase
 
 
+# Two static members a and b joining at t=0: b waits for a to revoke, then takes its half.
+STATIC_PAIR = """\
+t=0 a: joined (consumer, uniform); group epoch 1
+t=0 target at epoch 1 (uniform)
+t=0 a: heartbeat: epoch 1 STABLE +[orders-0, orders-1, orders-2, orders-3, orders-4, orders-5]
+t=0 b: joined (consumer, uniform); group epoch 2
+t=0 target at epoch 2 (uniform)
+t=0 b: heartbeat: epoch 2 UNRELEASED_PARTITIONS
+t=5 a: heartbeat: epoch 1 UNREVOKED_PARTITIONS -[orders-3, orders-4, orders-5]
+t=5 a: heartbeat: epoch 2 STABLE
+t=5 b: heartbeat: epoch 2 STABLE +[orders-3, orders-4, orders-5]
+"""
+
 TIMELINES: dict[str, tuple[list[Event], dict[str, int] | None, str]] = {
     "join_leave_crash": (
         [Join(0, "a", ORDERS, U), Join(1, "b", ORDERS, U), Join(20, "c", ORDERS, U), Leave(40, "b"), Crash(60, "c")],
@@ -73,16 +86,8 @@ t=105 a: heartbeat: epoch 5 STABLE +[orders-2, orders-4, orders-5]
     "static_restart_within_session_timeout": (
         [Join(0, "a", ORDERS, U, instance_id="ia"), Join(0, "b", ORDERS, U, instance_id="ib"), Restart(12, "b", 10)],
         None,
-        """\
-t=0 a: joined (consumer, uniform); group epoch 1
-t=0 target at epoch 1 (uniform)
-t=0 a: heartbeat: epoch 1 STABLE +[orders-0, orders-1, orders-2, orders-3, orders-4, orders-5]
-t=0 b: joined (consumer, uniform); group epoch 2
-t=0 target at epoch 2 (uniform)
-t=0 b: heartbeat: epoch 2 UNRELEASED_PARTITIONS
-t=5 a: heartbeat: epoch 1 UNREVOKED_PARTITIONS -[orders-3, orders-4, orders-5]
-t=5 a: heartbeat: epoch 2 STABLE
-t=5 b: heartbeat: epoch 2 STABLE +[orders-3, orders-4, orders-5]
+        STATIC_PAIR
+        + """\
 t=12 b: restart, back in 10s -[orders-3, orders-4, orders-5]
 t=22 b: replaced b (consumer, uniform); group epoch 2
 t=22 b: heartbeat: epoch 2 STABLE +[orders-3, orders-4, orders-5]
@@ -91,16 +96,8 @@ t=22 b: heartbeat: epoch 2 STABLE +[orders-3, orders-4, orders-5]
     "static_restart_after_session_timeout": (
         [Join(0, "a", ORDERS, U, instance_id="ia"), Join(0, "b", ORDERS, U, instance_id="ib"), Restart(12, "b", 60)],
         None,
-        """\
-t=0 a: joined (consumer, uniform); group epoch 1
-t=0 target at epoch 1 (uniform)
-t=0 a: heartbeat: epoch 1 STABLE +[orders-0, orders-1, orders-2, orders-3, orders-4, orders-5]
-t=0 b: joined (consumer, uniform); group epoch 2
-t=0 target at epoch 2 (uniform)
-t=0 b: heartbeat: epoch 2 UNRELEASED_PARTITIONS
-t=5 a: heartbeat: epoch 1 UNREVOKED_PARTITIONS -[orders-3, orders-4, orders-5]
-t=5 a: heartbeat: epoch 2 STABLE
-t=5 b: heartbeat: epoch 2 STABLE +[orders-3, orders-4, orders-5]
+        STATIC_PAIR
+        + """\
 t=12 b: restart, back in 60s -[orders-3, orders-4, orders-5]
 t=57 b: fenced: session timeout; group epoch 3
 t=60 target at epoch 3 (uniform)
