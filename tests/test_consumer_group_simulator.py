@@ -259,6 +259,10 @@ def test_upgrade_scenario() -> None:
     assert converted.group_epoch == converted.assignment_epoch == 6
     final = sim.timeline.instants[-1]
     assert final.stable
+    steps = json.loads(json.dumps(sim.timeline.to_json()))
+    assert len(steps) == len(sim.timeline.instants)
+    assert steps[-1]["owns"]["d"] == ["orders-5"]
+    assert steps[-1]["protocol"] == "consumer"
     assert sorted(len(p) for p in final.owned.values()) == [1, 1, 2, 2]
 
 

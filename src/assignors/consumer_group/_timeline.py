@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assignors.consumer_group._common import ServerAssignor
 from assignors.consumer_group._replay import STRATEGIES, server_strategy
@@ -76,6 +76,24 @@ class Timeline:
     """Every step of a simulation, in time order."""
 
     instants: list[Instant] = field(default_factory=list)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The timeline as JSON-ready objects (partitions as ``"topic-partition"`` strings), one per step."""
+        return [
+            {
+                "at": i.at,
+                "member": i.member,
+                "event": i.text,
+                "group_epoch": i.group_epoch,
+                "assignment_epoch": i.assignment_epoch,
+                "revoked": [str(tp) for tp in i.revoked],
+                "added": [str(tp) for tp in i.added],
+                "owns": {m: [str(tp) for tp in sorted(p)] for m, p in i.owned.items()},
+                "stable": i.stable,
+                "protocol": i.protocol,
+            }
+            for i in self.instants
+        ]
 
     def render(self, *, heartbeats: bool = True) -> str:
         """One line per step (quiet heartbeats, which change nothing, are not recorded)."""
