@@ -109,30 +109,40 @@ def replay_step(
         for member, s in subscriptions.items()
     }
     target = server_assignor(assignor).assign(cluster, with_targets)
-    owner = {tp: member for member, a in target.items() for tp in a.partitions}
-    revoked = moved = 0
-    for member, before in previous.items():
-        if member not in target:
-            continue
-        kept = set(target[member].partitions)
-        gone = [tp for tp in before.partitions if tp not in kept]
-        revoked += len(gone)
-        moved += sum(1 for tp in gone if tp in owner)
-    return ReplayStep(target, revoked, moved, _heartbeats(previous, target))
+    # Members whose target is their previous one stay as they are; only the others reconcile.
+    changed = [m for m, a in target.items() if not _same(previous.get(m, empty).partitions, a.partitions)]
+    gained: set[TopicPartition] = set()
+    gone: list[TopicPartition] = []
+    for member in changed:
+        before, after = set(previous.get(member, empty).partitions), set(target[member].partitions)
+        gained |= after - before
+        gone.extend(before - after)
+    moved = sum(1 for tp in gone if tp in gained)
+    # Nobody revokes: every partition a member wants is its own or free, so one heartbeat each settles the group.
+    heartbeats = _heartbeats(previous, target, changed) if gone else 1
+    return ReplayStep(target, len(gone), moved, heartbeats)
 
 
-def _heartbeats(previous: Mapping[MemberId, Assignment], target: Mapping[MemberId, Assignment]) -> int:
+def _same(before: tuple[TopicPartition, ...], after: tuple[TopicPartition, ...]) -> bool:
+    return before == after or (len(before) == len(after) and set(before) == set(after))
+
+
+def _heartbeats(
+    previous: Mapping[MemberId, Assignment], target: Mapping[MemberId, Assignment], changed: list[MemberId]
+) -> int:
     """Rounds of heartbeats until every member is STABLE, with Kafka's reconciliation steps.
 
     In a round every member heartbeats once; a member told to revoke acknowledges at once
     (the Java client's heartbeat right after its callbacks), after the round's other
-    heartbeats, so what it frees goes to the waiting members in the next round.
+    heartbeats, so what it frees goes to the waiting members in the next round. Members
+    whose target did not change are stable after their first heartbeat and hold nothing
+    another member wants, so only ``changed`` members are followed.
     """
-    if all(set(previous.get(m, Assignment(())).partitions) == set(a.partitions) for m, a in target.items()):
+    if not changed:
         return 1
-    group = _Group(previous, target)
-    for rounds in range(1, len(target) + 3):
-        acks = [m for m in sorted(target) if group.heartbeat(m) is MemberState.UNREVOKED_PARTITIONS]
+    group = _Group(previous, target, changed)
+    for rounds in range(1, len(changed) + 3):
+        acks = [m for m in sorted(changed) if group.heartbeat(m) is MemberState.UNREVOKED_PARTITIONS]
         for member in acks:
             group.heartbeat(member)
         if group.stable():
@@ -146,11 +156,13 @@ class _Group:
 
     EPOCH = 1
 
-    def __init__(self, previous: Mapping[MemberId, Assignment], target: Mapping[MemberId, Assignment]) -> None:
-        self.target = {m: frozenset(a.partitions) for m, a in target.items()}
+    def __init__(
+        self, previous: Mapping[MemberId, Assignment], target: Mapping[MemberId, Assignment], members: list[MemberId]
+    ) -> None:
+        self.target = {m: frozenset(target[m].partitions) for m in members}
         self.states: dict[MemberId, MemberAssignmentState] = {}
         self.holder: dict[TopicPartition, MemberId] = {}
-        for member in target:
+        for member in members:
             held = frozenset(previous[member].partitions) if member in previous else frozenset()
             self.states[member] = MemberAssignmentState(MemberState.STABLE, 0, 0, held)
             self.holder.update(dict.fromkeys(held, member))
@@ -166,10 +178,12 @@ class _Group:
             partition_epoch=lambda tp: 0 if holder.get(tp, member) != member else -1,
             owned=before.assigned,
         )
-        for tp in (before.assigned | before.pending_revocation) - (after.assigned | after.pending_revocation):
-            del holder[tp]
-        holder.update(dict.fromkeys(after.assigned | after.pending_revocation, member))
-        self.states[member] = after
+        if after is not before:
+            was, now = before.assigned | before.pending_revocation, after.assigned | after.pending_revocation
+            for tp in was - now:
+                del holder[tp]
+            holder.update(dict.fromkeys(now - was, member))
+            self.states[member] = after
         return after.state
 
     def stable(self) -> bool:
