@@ -58,9 +58,6 @@ class _Balancer:
         self.most_level = sizes[self.order[-1]] + 1
         self.next_most = count - 1
 
-    def imbalance(self) -> int:
-        return self.sizes[self.order[-1]] - self.sizes[self.order[0]]
-
     def next_least_loaded(self) -> int:
         order, sizes = self.order, self.sizes
         if self.next_least >= self.least_end:
@@ -198,9 +195,10 @@ def _balance_topic(
     topic: Topic, members: Sequence[int], owners: list[int], sizes: list[int], moves: dict[tuple[Topic, int], int]
 ) -> int:
     """Move partitions of ``topic`` from its most to its least loaded subscribers; return how many moved."""
-    balancer = _Balancer(sizes, members)
-    if balancer.imbalance() <= 1:
+    loads = list(map(sizes.__getitem__, members))
+    if max(loads) - min(loads) <= 1:  # balanced: skip sorting the subscribers
         return 0
+    balancer = _Balancer(sizes, members)
     by_owner = sorted(range(len(owners)), key=owners.__getitem__)  # stable: by owner, then partition
     start: dict[int, int] = {}
     end: dict[int, int] = {}
