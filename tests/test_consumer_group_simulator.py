@@ -313,3 +313,17 @@ def test_upgrade_of_an_eager_group() -> None:
     )
     assert "\n".join(lines(sim)[9:]) == EAGER_UPGRADE
     assert sim.timeline.instants[-1].stable
+
+
+def test_the_most_common_remote_assignor_wins() -> None:
+    """Kafka's computePreferredServerAssignor: the most named group.remote.assignor; no name means uniform."""
+    r = ("consumer-range",)
+    sim = run([Join(0, "a", ORDERS, r), Join(0, "b", ORDERS, r), Join(0, "c", ORDERS, U)])
+    targets = [i.text for i in sim.timeline.instants if i.text.startswith("target")]
+    assert targets == [
+        "target at epoch 1 (consumer-range)",
+        "target at epoch 2 (consumer-range)",
+        "target at epoch 3 (consumer-range)",
+    ]
+    sim = run([Join(0, "a", ORDERS, ("consumer",)), Join(0, "b", ORDERS, ("consumer",))])
+    assert [i.text for i in sim.timeline.instants if i.text.startswith("target")][-1] == "target at epoch 2 (uniform)"
