@@ -425,3 +425,16 @@ def test_cooperative_group_settles_in_two_rounds(scenario: Scenario) -> None:
     """A cooperative-sticky group needs at most two rounds per rebalance (no racks change here)."""
     for rebalance in scenario.run().rebalances:
         assert len(rebalance.rounds) <= 3, rebalance.cause
+
+
+def test_simulate_runs_consumer_protocol_scenarios_on_the_consumer_group_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`assignors simulate` picks the KIP-848 model when a member speaks the consumer protocol."""
+    upgrade = EXAMPLE.with_name("upgrade-to-consumer-protocol.json")
+    assert main(["simulate", "--scenario", str(upgrade)]) == 0
+    text = capsys.readouterr().out
+    assert "converted to a consumer group at epoch 6" in text
+    assert "UNREVOKED_PARTITIONS" in text
+    assert main(["simulate", "--scenario", str(upgrade), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)  # the heartbeat timeline as JSON

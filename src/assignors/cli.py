@@ -79,14 +79,23 @@ def _cmd_assign(args: argparse.Namespace) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from assignors.rebalance import parse_scenario, timeline_json
+    """A classic group runs on :class:`~assignors.rebalance.GroupSimulator`; a scenario where any member speaks
+    the consumer protocol (KIP-848) runs on :class:`~assignors.consumer_group.ConsumerGroupSimulator`."""
+    from assignors.consumer_group import ConsumerGroupSimulator, remote_assignor
+    from assignors.rebalance import Join, Restart, parse_scenario, timeline_json
 
     scenario = parse_scenario(_load_json(args.scenario))
+    consumer = any(
+        remote_assignor(event.assignors)[0]
+        for event in scenario.events
+        if isinstance(event, Join | Restart) and event.assignors is not None
+    )
+    if consumer:
+        heartbeats = ConsumerGroupSimulator.from_scenario(scenario).run(scenario.events)
+        print(json.dumps(heartbeats.to_json(), indent=2) if args.json else heartbeats.render())
+        return 0
     timeline = scenario.run()
-    if args.json:
-        print(json.dumps(timeline_json(timeline), indent=2))
-    else:
-        print(timeline.render())
+    print(json.dumps(timeline_json(timeline), indent=2) if args.json else timeline.render())
     return 0
 
 
