@@ -32,6 +32,74 @@ The builders (one per shape, chosen here and logged at DEBUG, as Kafka logs its 
   place the rest least-loaded-first, then move partitions from the heaviest holder
   until the sticky condition holds.
 * ``_sticky_racks``: KIP-881 rack awareness shared by both builders.
+
+Kafka's worked examples, pinned. ``StickyAssignor``'s Javadoc, example 1: C0, C1, C2 on
+t0..t3 (two partitions each), then C1 leaves; C0 and C2 keep all they had:
+
+>>> from assignors import Cluster, CooperativeStickyAssignor, StickyAssignor, Subscription
+>>> def show(result):
+...     return {m: " ".join(map(str, a.partitions)) for m, a in result.items()}
+>>> topics = ["t0", "t1", "t2", "t3"]
+>>> cluster = Cluster(dict.fromkeys(topics, 2))
+>>> first = StickyAssignor().assign(cluster, {m: Subscription(topics) for m in ("C0", "C1", "C2")})
+>>> show(first)
+{'C0': 't0-0 t1-1 t3-0', 'C1': 't0-1 t2-0 t3-1', 'C2': 't1-0 t2-1'}
+>>> def owning(result, members, topics_of, generation=1):
+...     return {m: Subscription(topics_of(m), owned_partitions=result[m].partitions if m in result else (),
+...                             generation_id=generation) for m in members}
+>>> show(StickyAssignor().assign(cluster, owning(first, ["C0", "C2"], lambda m: topics)))
+{'C0': 't0-0 t1-1 t3-0 t2-0', 'C2': 't1-0 t2-1 t0-1 t3-1'}
+
+Example 2: C0 on t0, C1 on t0 and t1, C2 on t0, t1 and t2 (1, 2 and 3 partitions); then
+C0 leaves and C1 takes t0-0 without anything else moving:
+
+>>> cluster = Cluster({"t0": 1, "t1": 2, "t2": 3})
+>>> subscribed = {"C0": ["t0"], "C1": ["t0", "t1"], "C2": ["t0", "t1", "t2"]}.get
+>>> first = StickyAssignor().assign(cluster, owning({}, ["C0", "C1", "C2"], subscribed, -1))
+>>> show(first)
+{'C0': 't0-0', 'C1': 't1-0 t1-1', 'C2': 't2-0 t2-1 t2-2'}
+>>> show(StickyAssignor().assign(cluster, owning(first, ["C1", "C2"], subscribed)))
+{'C1': 't1-0 t1-1 t0-0', 'C2': 't2-0 t2-1 t2-2'}
+
+Kafka's ``AbstractStickyAssignorTest.testTopicBalanceAfterReassignment``: one member owns
+both 12-partition topics; a second joins and each ends with 6 of each topic; two more
+join (3 of each), then the first two leave (6 of each again):
+
+>>> from collections import Counter
+>>> def per_topic(result):
+...     return {m: dict(Counter(tp.topic for tp in a.partitions)) for m, a in result.items()}
+>>> both = ["t1", "t2"]
+>>> cluster = Cluster({"t1": 12, "t2": 12})
+>>> one = StickyAssignor().assign(cluster, owning({}, ["c1"], lambda m: both, -1))
+>>> two = StickyAssignor().assign(cluster, owning(one, ["c1", "c2"], lambda m: both))
+>>> per_topic(two)
+{'c1': {'t1': 6, 't2': 6}, 'c2': {'t1': 6, 't2': 6}}
+>>> four = StickyAssignor().assign(cluster, owning(two, ["c1", "c2", "c3", "c4"], lambda m: both, 2))
+>>> per_topic(four)
+{'c1': {'t1': 3, 't2': 3}, 'c2': {'t1': 3, 't2': 3}, 'c3': {'t1': 3, 't2': 3}, 'c4': {'t1': 3, 't2': 3}}
+>>> per_topic(StickyAssignor().assign(cluster, owning(four, ["c3", "c4"], lambda m: both, 3)))
+{'c3': {'t1': 6, 't2': 6}, 'c4': {'t1': 6, 't2': 6}}
+
+``testAddRemoveTwoConsumersTwoTopics`` (topic1 with 3 partitions, topic2 with 4), with
+cooperative-sticky: the two joiners get nothing that is still owned in the first round,
+and after the follow-up round the lists are Kafka's. When the first two leave, the
+survivors keep theirs and each topic splits 2:1 and 2:2, as in Kafka (which partition
+of a tie goes where follows member id order here, not Java's HashMap order):
+
+>>> both = ["topic1", "topic2"]
+>>> cluster = Cluster({"topic1": 3, "topic2": 4})
+>>> first = CooperativeStickyAssignor().assign(cluster, owning({}, ["c1", "c2"], lambda m: both, -1))
+>>> show(first)
+{'c1': 'topic1-0 topic1-2 topic2-1 topic2-3', 'c2': 'topic1-1 topic2-0 topic2-2'}
+>>> four = ["c1", "c2", "c3", "c4"]
+>>> round1 = CooperativeStickyAssignor().assign(cluster, owning(first, four, lambda m: both))
+>>> show(round1)
+{'c1': 'topic1-0 topic2-1', 'c2': 'topic1-1 topic2-0', 'c3': '', 'c4': ''}
+>>> round2 = CooperativeStickyAssignor().assign(cluster, owning(round1, four, lambda m: both, 2))
+>>> show(round2)
+{'c1': 'topic1-0 topic2-1', 'c2': 'topic1-1 topic2-0', 'c3': 'topic1-2 topic2-3', 'c4': 'topic2-2'}
+>>> show(CooperativeStickyAssignor().assign(cluster, owning(round2, ["c3", "c4"], lambda m: both, 3)))
+{'c3': 'topic1-2 topic2-3 topic1-1 topic2-1', 'c4': 'topic2-2 topic1-0 topic2-0'}
 """
 
 from __future__ import annotations
