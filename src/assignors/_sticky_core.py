@@ -20,7 +20,7 @@ The objective, a lexicographic order (each level only breaks ties of the ones ab
 5. The most even per-topic spread: the sum over topics of (max - min) of each
    subscriber's count of that topic.
 6. A deterministic tie-break: members by id, partitions by (topic, number); never
-   insertion order or a hash seed.
+   insertion order or string hashing.
 
 The builders (one per shape, chosen here and logged at DEBUG, as Kafka logs its choice):
 
