@@ -101,18 +101,8 @@ class _Deal:
         state, members = self._state, self._members
         kept, load = state.kept, state.load
         quotas, free = _quotas(sum(self._counts.values()), members, {m: len(kept[m]) for m in members})
-        over = [m for m in members if len(kept[m]) > quotas[m]]
         receivers = [m for m in members if len(kept[m]) < quotas[m] or (free and len(kept[m]) == quotas[m])]
-        per_topic: dict[MemberId, Counter[Topic]] = {}
-        if over:
-            for member in members:
-                if member not in over:
-                    self._take_room(per_topic.setdefault(member, Counter(map(_topic_of, kept[member]))))
-        trimmed: list[TopicPartition] = []
-        for member in over:
-            kept[member], dropped = self._trim(kept[member], quotas[member])
-            per_topic[member] = Counter(map(_topic_of, kept[member]))
-            trimmed.extend(dropped)
+        per_topic, trimmed = self._trim_all(quotas)
         for member in members:
             load[member] = len(kept[member])
         if not receivers:
@@ -126,6 +116,23 @@ class _Deal:
         low = sum(self._counts.values()) // len(members)
         above = {m for m in receivers if quotas[m] > low}  # already hold their extra slot
         self._deal(pool, receivers, {m: quotas[m] - load[m] for m in receivers}, (free, above), per_topic)
+
+    def _trim_all(self, quotas: Mapping[MemberId, int]) -> tuple[dict[MemberId, Counter[Topic]], list[TopicPartition]]:
+        """Trim every member over its quota; returns the per-topic counts known so far and what was trimmed."""
+        kept = self._state.kept
+        over = [m for m in self._members if len(kept[m]) > quotas[m]]
+        per_topic: dict[MemberId, Counter[Topic]] = {}
+        if not over:
+            return per_topic, []
+        for member in self._members:
+            if len(kept[member]) <= quotas[member]:
+                self._take_room(per_topic.setdefault(member, Counter(map(_topic_of, kept[member]))))
+        trimmed: list[TopicPartition] = []
+        for member in over:
+            kept[member], dropped = self._trim(kept[member], quotas[member])
+            per_topic[member] = Counter(map(_topic_of, kept[member]))
+            trimmed.extend(dropped)
+        return per_topic, trimmed
 
     def _take_room(self, counts: Counter[Topic]) -> None:
         floor, room = self._floor, self._room_above
