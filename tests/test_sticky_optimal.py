@@ -40,14 +40,14 @@ TP = TopicPartition
 # Per chunk of the corpus (its first group's number) and assignor: how many groups miss the
 # optimum at levels 3, 4 and 5 (docs/sticky.md states the totals).
 KNOWN_GAPS: dict[int, dict[str, tuple[int, int, int]]] = {
-    0: {"sticky": (7, 9, 17), "cooperative-sticky": (8, 8, 16)},
-    250: {"sticky": (7, 11, 31), "cooperative-sticky": (7, 11, 29)},
-    500: {"sticky": (5, 16, 29), "cooperative-sticky": (5, 16, 28)},
-    750: {"sticky": (7, 12, 23), "cooperative-sticky": (8, 10, 26)},
-    1000: {"sticky": (9, 7, 21), "cooperative-sticky": (8, 7, 21)},
-    1250: {"sticky": (8, 14, 23), "cooperative-sticky": (9, 13, 24)},
-    1500: {"sticky": (6, 11, 31), "cooperative-sticky": (6, 11, 29)},
-    1750: {"sticky": (6, 12, 28), "cooperative-sticky": (8, 10, 28)},
+    0: {"sticky": (4, 10, 17), "cooperative-sticky": (4, 9, 17)},
+    250: {"sticky": (6, 13, 31), "cooperative-sticky": (6, 13, 29)},
+    500: {"sticky": (4, 16, 31), "cooperative-sticky": (4, 15, 30)},
+    750: {"sticky": (5, 15, 23), "cooperative-sticky": (6, 14, 25)},
+    1000: {"sticky": (5, 8, 24), "cooperative-sticky": (5, 7, 24)},
+    1250: {"sticky": (4, 15, 25), "cooperative-sticky": (4, 14, 26)},
+    1500: {"sticky": (6, 11, 32), "cooperative-sticky": (5, 11, 31)},
+    1750: {"sticky": (5, 12, 28), "cooperative-sticky": (7, 10, 28)},
 }
 
 

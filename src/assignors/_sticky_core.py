@@ -30,7 +30,8 @@ The builders (one per shape, chosen here and logged at DEBUG, as Kafka logs its 
   even; the rest is dealt topic by topic to the members with the fewest of that topic.
 * ``_sticky_general``: mixed subscriptions, Kafka's KIP-54 shape: keep every claim,
   place the rest least-loaded-first, then move partitions from the heaviest holder
-  until the sticky condition holds.
+  until the sticky condition holds, new ones (or a chain of two new ones) before
+  revoking a kept one.
 * ``_sticky_racks``: KIP-881 rack awareness shared by both builders.
 
 Kafka's worked examples, pinned. ``StickyAssignor``'s Javadoc, example 1: C0, C1, C2 on

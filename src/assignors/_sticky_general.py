@@ -3,8 +3,11 @@
 Members keep every valid claim; unowned partitions go, the most constrained topic groups
 first, to their least-loaded subscriber; then while some member holds a partition of a
 topic that a subscriber with two or more fewer partitions could take, one such partition
-moves (a newly placed one in preference to a kept one), heaviest holder first. Each move
-lowers the sum of squared loads, so this ends, and it ends with the sticky condition.
+moves, heaviest holder first. A partition new to the giver goes in preference to a kept
+one; when only a kept one could go, a chain of two new ones is tried first (the giver
+passes a new partition to a co-subscriber, which passes one of its new ones to the light
+member), so nothing is revoked. Each step lowers the sum of squared loads, so this ends,
+and it ends with the sticky condition.
 """
 
 from __future__ import annotations
@@ -103,6 +106,7 @@ class _Balancer:
         self._groups_of: dict[MemberId, list[int]] = {}
         self._heaps: list[list[tuple[int, MemberId]]] = []
         self._stacks: list[dict[MemberId, _Stack]] = []
+        self._members_of = [members for members, _ in groups]
         for index, (members, _) in enumerate(groups):
             for member in members:
                 self._groups_of.setdefault(member, []).append(index)
@@ -148,25 +152,65 @@ class _Balancer:
                 target = self._receiver_for(giver)
                 if target is None:
                     continue  # nothing to give this sweep
-                self._move(target[0], giver, target[1])
+                chain = self._chain(giver) if target[2] else None
+                if chain is None:
+                    self._move(target[0], giver, target[1])
+                    receiver = target[1]
+                else:  # two moves of new partitions instead of one revocation
+                    first, middle, second, receiver = chain
+                    self._move(first, giver, middle)
+                    self._move(second, middle, receiver)
                 moved = True
                 heapq.heappush(heaviest, (-load[giver], giver))
-                heapq.heappush(heaviest, (-load[target[1]], target[1]))
+                heapq.heappush(heaviest, (-load[receiver], receiver))
         self._finish()
 
-    def _receiver_for(self, giver: MemberId) -> tuple[int, MemberId] | None:
-        """The group and lightest member there that holds two or more fewer than ``giver``."""
+    def _receiver_for(self, giver: MemberId) -> tuple[int, MemberId, bool] | None:
+        """The group and lightest member there that holds two or more fewer than ``giver``.
+
+        Groups where the giver has a partition new to it come first: giving that one away
+        revokes nothing, where giving a kept one would. The flag: a kept one would go.
+        """
         load = self._load
-        best: tuple[int, MemberId] | None = None
+        limit = load[giver] - 2
+        best: tuple[int, MemberId, bool] | None = None
         for index in self._groups_of[giver]:
             receiver = self._lightest(index)
-            if load[receiver] > load[giver] - 2 or (
-                best is not None and (load[receiver], receiver) >= (load[best[1]], best[1])
-            ):
+            if load[receiver] > limit:
                 continue
-            if self._stack(index, giver).items:  # it holds something there to give
-                best = (index, receiver)
+            stack = self._stack(index, giver)
+            if not stack.items:
+                continue
+            kept = len(stack.items) <= stack.kept
+            if best is None or (kept, load[receiver], receiver) < (best[2], load[best[1]], best[1]):
+                best = (index, receiver, kept)
         return best
+
+    def _gives_kept(self, index: int, giver: MemberId) -> bool:
+        stack = self._stack(index, giver)
+        return len(stack.items) <= stack.kept
+
+    def _chain(self, giver: MemberId) -> tuple[int, MemberId, int, MemberId] | None:
+        """Instead of a kept partition: a new one to a co-subscriber that passes one of its new ones on.
+
+        ``giver`` gives a partition new to it (group ``first``) to ``middle``, which gives
+        one new to it (group ``second``) to ``receiver``, two or more lighter than ``giver``:
+        the middle's load is unchanged and nothing is revoked.
+        """
+        limit = self._load[giver] - 2
+        for first in self._groups_of[giver]:
+            if self._gives_kept(first, giver):
+                continue
+            for middle in self._members_of[first]:
+                if middle == giver:
+                    continue
+                for second in self._groups_of[middle]:
+                    if second == first or self._gives_kept(second, middle):
+                        continue
+                    receiver = self._lightest(second)
+                    if receiver != giver and self._load[receiver] <= limit:
+                        return first, middle, second, receiver
+        return None
 
     def _lightest(self, index: int) -> MemberId:
         heap, load = self._heaps[index], self._load
