@@ -207,7 +207,8 @@ class Locality:
     """The last rack step: trades that add rack-local placements and change no load.
 
     A mismatched partition ``p`` of member ``a`` goes to a member ``b`` local to it when
-    ``b`` gives back one of its own mismatched partitions that ``a`` may hold (a swap), or,
+    ``b`` gives back one of its own mismatched partitions that ``a`` may hold (a swap), when
+    ``b`` has no rack and gives back a partition new to it that is local to ``a``, or,
     with identical subscriptions (``member_topics`` None), when ``b`` holds one fewer than
     ``a`` (a move: the two loads trade places). With mixed subscriptions a swap must keep
     every subscriber of the traded topics within one of the new holder. Every trade adds
@@ -229,6 +230,7 @@ class Locality:
         self._mismatched: dict[MemberId, list[TopicPartition]] = {}
         self._holders: dict[str, set[MemberId]] = {}  # rack -> members holding mismatched partitions
         self._at_load: dict[tuple[str | None, int], set[MemberId]] = {}
+        self._rackless = [m for m in members if racks.member_rack.get(m) is None]  # ``members`` is sorted
         for member in members:
             rack = racks.member_rack.get(member)
             if member_topics is None:
@@ -283,6 +285,14 @@ class Locality:
                     self._move(a, b, p)
                     self._move(b, a, q)
                     return True
+        for b in self._rackless:  # local to every partition: a swap for one of its new ones local to ``a``
+            if b == a or not self._may_hold(b, p):
+                continue
+            q = next((q for q in self._state.new[b] if self._racks.local(a, q) and self._may_hold(a, q)), None)
+            if q is not None:
+                self._move(a, b, p)
+                self._move(b, a, q)
+                return True
         return False
 
     def _swap_partner(self, a: MemberId, b: MemberId) -> TopicPartition | None:
@@ -305,11 +315,12 @@ class Locality:
             state.new[giver].remove(tp)
         state.new[receiver].append(tp)
         rack_of = self._racks.member_rack
-        held = self._mismatched[giver]
-        held.remove(tp)
-        if not held:
-            del self._mismatched[giver]
-            self._holders[rack_of[giver]].discard(giver)
+        held = self._mismatched.get(giver)
+        if held is not None and tp in held:
+            held.remove(tp)
+            if not held:
+                del self._mismatched[giver]
+                self._holders[rack_of[giver]].discard(giver)
         if not self._racks.local(receiver, tp):
             self._mismatched.setdefault(receiver, []).insert(0, tp)  # new to it
             self._holders.setdefault(rack_of[receiver], set()).add(receiver)
