@@ -27,7 +27,6 @@ from assignors.testing import (
     optimality_problems,
     owning,
     per_topic_balance_problems,
-    settle,
     sticky_score,
     topic_spread_problems,
 )
@@ -98,13 +97,3 @@ def test_optimality_problems_names_the_level_a_weaker_assignor_misses() -> None:
     assert len(problems) == 1
     assert problems[0].startswith("level 3 (partitions taken from their current owner): ")
     assert problems[0].endswith("the solver reaches 8")
-
-
-@pytest.mark.parametrize("make", STICKY, ids=lambda m: m.name)
-@given(group=groups(identical=True, racks=False, owned=True))
-def test_identical_groups_admit_no_free_swap_that_evens_the_spread(
-    make: type[StickyAssignor | CooperativeStickyAssignor], group: Group
-) -> None:
-    """Identical subscriptions, any claims: no swap that keeps loads and revokes nothing would even a topic."""
-    result, _ = settle(make, group.cluster, group.subscriptions, 10)
-    assert topic_spread_problems(group.cluster, group.subscriptions, result) == []
