@@ -32,6 +32,14 @@ from assignors.testing._checks import (
 )
 from assignors.testing._consumer import consumer_group_problems, consumer_group_state_machine
 from assignors.testing._machine import group_state_machine
+from assignors.testing._optimality import (
+    StickyScore,
+    current_owners,
+    optimality_problems,
+    sticky_score,
+    topic_spread,
+    topic_spread_problems,
+)
 from assignors.testing._strategies import (
     Group,
     assignments,
@@ -45,6 +53,7 @@ from assignors.testing._strategies import (
 __all__ = [
     "Group",
     "InvariantViolationError",
+    "StickyScore",
     "assignments",
     "balance_problems",
     "check_assignor",
@@ -52,6 +61,7 @@ __all__ = [
     "consumer_group_problems",
     "consumer_group_state_machine",
     "cooperative_safety_problems",
+    "current_owners",
     "describe",
     "determinism_problems",
     "event_sequences",
@@ -59,13 +69,17 @@ __all__ = [
     "group_state_machine",
     "groups",
     "needless_movement_problems",
+    "optimality_problems",
     "owning",
     "per_topic_balance_problems",
     "rack_aware",
     "rack_locality_problems",
     "settle",
     "simulation_problems",
+    "sticky_score",
     "subscriptions",
     "topic_names",
+    "topic_spread",
+    "topic_spread_problems",
     "validity_problems",
 ]
