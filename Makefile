@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PYTEST_ARGS ?=
 
-.PHONY: demo test core-test docs lint typecheck unit integration bench clean
+.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "assignors needs Python 3.11 or newer")'
@@ -35,8 +35,16 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# The Spark tests share one xdist worker (xdist_group "spark"): one local JVM and one Spark Connect server.
 unit: $(VENV)/.installed-test
-	$(BIN)/pytest -n 2 -m 'not integration' $(PYTEST_ARGS)
+	$(BIN)/pytest -n 2 --dist loadgroup -m 'not integration' $(PYTEST_ARGS)
+
+# Part of unit; on their own: the Spark Connect runs, and the standalone-cluster run (a master and two workers).
+connect: $(VENV)/.installed-test
+	$(BIN)/pytest -m connect $(PYTEST_ARGS)
+
+cluster: $(VENV)/.installed-test
+	$(BIN)/pytest -m cluster $(PYTEST_ARGS)
 
 # Real consumer groups on librdkafka's mock cluster: they mostly wait for rebalances, so 4 run at once.
 integration: $(VENV)/.installed-test

@@ -1,4 +1,11 @@
-"""Hypothesis profiles: ``dev`` by default, ``ci`` (derandomized, more examples) in CI."""
+"""Hypothesis profiles (``dev`` by default, ``ci`` derandomized with more examples in CI) and the Spark sessions.
+
+The Spark tests (tests/spark/) get a local session, and a Spark Connect one: one server per test
+process, started from the pyspark package on 127.0.0.1 and stopped by its PID. The ``session``
+fixture runs a test once on each. pyspark picks its classic or Connect code paths by a
+process-wide switch (``SPARK_CONNECT_MODE_ENABLED``), which a Connect application has on for its
+whole life; here it is on only while a Connect test runs, so both sessions share one process.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from spark_processes import start_connect_server
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -36,3 +45,39 @@ def spark() -> Iterator[SparkSession]:
     session = get_session("local[2]", app_name="assignors-tests")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Spark Connect server from the pyspark package on 127.0.0.1 and a free port."""
+    server, url = start_connect_server(tmp_path_factory.mktemp("spark-connect"))
+    try:
+        yield url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def connect_spark(connect_url: str) -> Iterator[SparkSession]:
+    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+
+    session = RemoteSparkSession.builder.remote(connect_url).config("spark.sql.session.timeZone", "UTC").create()
+    yield session  # type: ignore[misc]
+    session.stop()
+
+
+@pytest.fixture
+def connect_mode(monkeypatch: pytest.MonkeyPatch, connect_spark: SparkSession) -> SparkSession:
+    """The Connect session, with pyspark switched to its Connect code paths for this test."""
+    monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
+    return connect_spark
+
+
+@pytest.fixture(params=["local", pytest.param("connect", marks=pytest.mark.connect)])
+def session(request: pytest.FixtureRequest) -> SparkSession:
+    """A local session, then a Spark Connect one."""
+    if request.param == "local":
+        local: SparkSession = request.getfixturevalue("spark")
+        return local
+    remote: SparkSession = request.getfixturevalue("connect_mode")
+    return remote

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import subprocess
 import sys
+import typing
+from types import ModuleType
+
+import pytest
 
 import assignors
 
@@ -45,3 +51,45 @@ def test_builtin_assignors_satisfy_the_protocol() -> None:
         assignors.RebalanceProtocol.COOPERATIVE,
         assignors.RebalanceProtocol.EAGER,
     )
+
+
+def _public_names(module: ModuleType) -> set[str]:
+    """Names a user can import from ``module``: defined in this project (classes, functions, aliases, constants).
+
+    Submodules, and names imported from the standard library or a third party (``Sequence``,
+    ``dataclass``, ``annotations``, ``TYPE_CHECKING``...), are not part of its API.
+    """
+    root = module.__name__.split(".")[0]
+    names = set()
+    for name in dir(module):
+        value = getattr(module, name)
+        if name.startswith("_") or inspect.ismodule(value) or name == "TYPE_CHECKING":
+            continue
+        origin = getattr(value, "__module__", None)
+        alias = typing.get_origin(value) is not None  # Event = Join | Leave | ...: an alias defined here
+        if origin is None or alias or origin.split(".")[0] == root:
+            names.add(name)
+    return names
+
+
+@pytest.mark.parametrize("name", ["spark_udfs", "assignors.rebalance", "assignors.testing"])
+def test_module_all_lists_its_public_names(name: str) -> None:
+    """__all__ names every public attribute, and every name in it exists (ruff RUF022 keeps it sorted)."""
+    module = importlib.import_module(name)
+    exported = list(module.__all__)
+    assert len(exported) == len(set(exported))
+    assert [n for n in exported if not hasattr(module, n)] == []
+    assert set(exported) == _public_names(module)
+
+
+def test_spark_udfs_exports_the_documented_api_without_starting_spark() -> None:
+    """`from spark_udfs import evaluate_history, register_udfs, get_session` needs no JVM and imports no pyspark."""
+    code = (
+        "import sys\n"
+        "from spark_udfs import evaluate_history, register_udfs, get_session, SchemaError, SessionError\n"
+        "assert all(callable(f) for f in (evaluate_history, register_udfs, get_session))\n"
+        "assert issubclass(SchemaError, ValueError) and issubclass(SessionError, RuntimeError)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'pyspark', 'pandas', 'pyarrow', 'py4j'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout  # noqa: S603
+    assert out.strip() == "[]"

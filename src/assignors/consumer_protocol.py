@@ -63,7 +63,11 @@ def _read_topic_partitions(reader: _Reader, field: str, *, unique: bool = False)
     field_start = reader.offset
     result: list[TopicPartition] = []
     for _ in range(reader.array_length(field, 6)):
+        topic_start = reader.offset
         topic = reader.string(f"{field}.topic")
+        if not topic:  # TopicPartition refuses it too
+            msg = f"{field}.topic: empty topic name at offset {topic_start}"
+            raise ProtocolError(msg, field=f"{field}.topic", offset=topic_start)
         for _ in range(reader.array_length(f"{field}.partitions", 4)):
             start = reader.offset
             partition = reader.int32(f"{field}.partitions")

@@ -190,6 +190,7 @@ def check_assignment(
     with metadata goes to exactly one member, which subscribes to its topic; nothing else
     is assigned. Returns the violations in a deterministic order; an empty list means valid.
     """
+    assignment = {member: _sequence(value) for member, value in assignment.items()}  # one-shot iterables: read once
     if _plainly_valid(cluster, subscriptions, assignment):
         return []
     violations = [

@@ -1,6 +1,6 @@
 """The Spark commands of ``assignors``: ``evaluate`` and ``demo``.
 
-``assignors evaluate --membership PATH --topics PATH --out DIR [--strategies ...] [--master URL]``
+``assignors evaluate --membership PATH --topics PATH --out DIR [--strategies ...] [--master URL | --remote sc://HOST:PORT]``
 replays membership histories on Spark and writes the evaluation and ``report.html``;
 ``assignors demo [--out DIR]`` does it on a generated sample history.
 
@@ -41,9 +41,12 @@ def require_spark() -> None:
 
 
 def _session(args: argparse.Namespace) -> SparkSession:
-    from spark_udfs.session import get_session
+    from spark_udfs.session import SessionError, get_session
 
-    return get_session(args.master)
+    try:
+        return get_session(args.master, remote=args.remote)
+    except SessionError as error:
+        raise CliError(str(error)) from None
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
@@ -61,10 +64,12 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             from assignors.offsets_topic import ACTUAL_COLUMNS
 
             actual = job.read_table(spark, args.actual, ACTUAL_COLUMNS)
-        summary = job.run_evaluation(spark, membership, topics, args.out, strategies=args.strategies, actual=actual)
+        summary = job.run_evaluation(
+            spark, membership, topics, args.out, strategies=args.strategies, actual=actual, report=args.report
+        )
     except (SchemaError, FileNotFoundError) as error:
         raise CliError(str(error)) from None
-    job.print_summary(summary, args.out)
+    job.print_summary(summary, args.out, report=args.report)
     return 0
 
 
@@ -74,13 +79,18 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     spark = _session(args)
     print(f"generating a sample history of {args.groups} groups x {args.snapshots} snapshots; evaluating on Spark")
-    summary = job.run_demo(spark, args.out, groups=args.groups, snapshots=args.snapshots)
-    job.print_summary(summary, args.out)
+    summary = job.run_demo(spark, args.out, groups=args.groups, snapshots=args.snapshots, report=args.report)
+    job.print_summary(summary, args.out, report=args.report)
     return 0
 
 
 def _add_session_options(parser: argparse.ArgumentParser, default: str) -> None:
-    parser.add_argument("--master", help=f"Spark master URL (default: {default})")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--master", help=f"Spark master URL (default: {default}); not with an active session")
+    where.add_argument("--remote", help="a Spark Connect server, sc://HOST:PORT (instead of --master)")
+    parser.add_argument(
+        "--report", help="where to write report.html (default: inside --out when it is local, else ./report.html)"
+    )
 
 
 def register_evaluate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

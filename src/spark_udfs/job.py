@@ -7,10 +7,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import TYPE_CHECKING, TextIO
+from urllib.parse import unquote, urlparse
 
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
+from spark_udfs.session import is_connect
 from spark_udfs.udfs import evaluate_history
 
 if TYPE_CHECKING:
@@ -18,44 +20,96 @@ if TYPE_CHECKING:
 
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["print_summary", "read_table", "run_demo", "run_evaluation"]
+__all__ = [
+    "OPTIONAL_CSV_COLUMNS",
+    "join_uri",
+    "local_path",
+    "print_summary",
+    "read_table",
+    "run_demo",
+    "run_evaluation",
+]
+
+
+# Columns a CSV may leave out (they are null then); every other column must be there.
+OPTIONAL_CSV_COLUMNS = frozenset({"group_instance_id", "rack_id", "valid_from"})
+
+
+def local_path(uri: str) -> Path | None:
+    """The local file system path of ``uri`` (a plain path or ``file:``), else None (``hdfs://``, ``s3a://``...)."""
+    parsed = urlparse(uri)
+    if parsed.scheme == "file":
+        return Path(unquote(parsed.path))
+    if len(parsed.scheme) <= 1:  # no scheme, or a Windows drive letter
+        return Path(uri)
+    return None
+
+
+def join_uri(base: str, name: str) -> str:
+    """``base/name`` for a path or a URI."""
+    return f"{base.rstrip('/')}/{name}"
+
+
+def _is_csv(path: str) -> bool:
+    """A ``.csv`` file, or a local directory holding ``.csv`` files (Spark reads the rest as Parquet)."""
+    if path.rstrip("/").lower().endswith(".csv"):
+        return True
+    local = local_path(path)
+    return local is not None and local.is_dir() and any(local.glob("*.csv"))
 
 
 def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]]) -> DataFrame:
-    """Read Parquet (a ``.parquet`` file or a directory) or CSV with a header.
+    """Read Parquet (a file or a directory) or CSV with a header, from any path or URI Spark reads.
 
-    In CSV, an ``array<string>`` column holds its items separated by ``;`` (empty: none)
-    and timestamps are ISO 8601. Parquet is read as it is; its schema is checked later.
+    In CSV, an ``array<string>`` column holds its items separated by ``;`` (empty: none),
+    timestamps are ISO 8601, and only ``group_instance_id``, ``rack_id`` and ``valid_from`` may
+    be left out (null). Parquet is read as it is. Either way the schema is checked later.
+
+    Raises:
+        FileNotFoundError: Spark says the path does not exist (one line, Spark's words).
     """
-    from pyspark.sql import functions as sf
+    from pyspark.errors import AnalysisException
 
-    source = Path(path)
-    if not source.exists():
-        msg = f"{path}: no such file or directory"
-        raise FileNotFoundError(msg)
-    if source.suffix != ".csv" and not any(source.glob("*.csv")):
-        return spark.read.parquet(path)
-    raw = spark.read.option("header", "true").csv(path)
-    selected = []
+    try:
+        if not _is_csv(path):
+            frame = spark.read.parquet(path)
+        else:
+            raw = spark.read.option("header", "true").csv(path)
+            frame = raw.selectExpr(*_csv_columns(raw.columns, columns))
+        frame.schema  # noqa: B018 - analyse now: over Spark Connect reading is lazy
+    except AnalysisException as error:
+        if error.getCondition() != "PATH_NOT_FOUND":
+            raise
+        message = str(error).strip().splitlines()[0]
+        msg = f"{path}: {message}"
+        raise FileNotFoundError(msg) from None
+    return frame
+
+
+def _csv_columns(present: Sequence[str], columns: Sequence[tuple[str, str]]) -> list[str]:
+    """SQL expressions typing the CSV's string columns; a missing required column stays missing (and is reported)."""
+    expressions = []
     for name, kind in columns:
-        if name not in raw.columns:
-            selected.append(sf.lit(None).cast(kind if kind != "array<string>" else "string").alias(name))
+        quoted = f"`{name}`"
+        if name not in present:
+            if name in OPTIONAL_CSV_COLUMNS:
+                expressions.append(f"CAST(NULL AS {kind}) AS {quoted}")
             continue
-        column = sf.col(name)
         if kind == "array<string>":
-            column = sf.when(column.isNull() | (sf.trim(column) == ""), sf.array().cast("array<string>")).otherwise(
-                sf.split(column, ";")
+            expressions.append(
+                f"CASE WHEN {quoted} IS NULL OR trim({quoted}) = '' THEN CAST(array() AS array<string>)"
+                f" ELSE split({quoted}, ';') END AS {quoted}"
             )
         else:
-            column = column.cast(kind)
-        selected.append(column.alias(name))
-    return raw.select(*selected)
+            expressions.append(f"CAST({quoted} AS {kind}) AS {quoted}")
+    return expressions
 
 
 @contextlib.contextmanager
-def _progress(spark: SparkSession, stream: TextIO | None, every: float = 2.0) -> Iterator[None]:
-    """Report Spark's task progress on ``stream`` every ``every`` seconds while the block runs."""
-    if stream is None:
+def _progress(spark: SparkSession, *, where: TextIO | bool | None, every: float = 2.0) -> Iterator[None]:
+    """Report Spark's task progress every ``every`` seconds while the block runs (``True``: on stderr)."""
+    stream = sys.stderr if where is True else where or None
+    if stream is None or is_connect(spark):  # Spark Connect has no status tracker: no progress lines
         yield
         return
     done = threading.Event()
@@ -79,6 +133,14 @@ def _progress(spark: SparkSession, stream: TextIO | None, every: float = 2.0) ->
         thread.join()
 
 
+def report_path(out: str, report: str | None = None) -> Path:
+    """The report file: ``report`` if given, else ``out/report.html`` when ``out`` is local, else ``./report.html``."""
+    if report is not None:
+        return Path(report)
+    local = local_path(out)
+    return (local if local is not None else Path()) / "report.html"
+
+
 def run_evaluation(  # noqa: PLR0913 - the CLI's options
     spark: SparkSession,
     membership: DataFrame,
@@ -86,37 +148,40 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     out: str,
     *,
     strategies: Sequence[str] = STRATEGIES,
-    progress: TextIO | Literal["stderr"] | None = "stderr",
+    report: str | None = None,
+    progress: TextIO | bool | None = True,
     actual: DataFrame | None = None,
 ) -> Summary:
-    """Evaluate, write ``out/evaluation`` (Parquet) and ``out/report.html``; returns the summary.
+    """Evaluate, write ``out/evaluation`` (Parquet, through Spark: any URI) and the HTML report; returns the summary.
 
-    With ``actual`` (the recorded assignments), the strategy ``actual`` joins the evaluation
-    and ``out/self_check`` holds the range/roundrobin self-check.
+    The report is written by this process, to :func:`report_path` ``(out, report)``. With ``actual``
+    (the recorded assignments), the strategy ``actual`` joins the evaluation and ``out/self_check``
+    holds the range/roundrobin self-check.
     """
-    target = Path(out)
-    target.mkdir(parents=True, exist_ok=True)
     evaluation = evaluate_history(membership, topics, strategies=strategies, actual=actual)
-    with _progress(spark, sys.stderr if progress == "stderr" else progress):  # resolved per call, as tests swap it
-        evaluation.write.mode("overwrite").parquet(str(target / "evaluation"))
+    target = join_uri(out, "evaluation")
+    with _progress(spark, where=progress):
+        evaluation.write.mode("overwrite").parquet(target)
     if actual is not None:
         from spark_udfs.offsets import evaluate_actual
 
         _, checks = evaluate_actual(membership, topics, actual)
-        checks.write.mode("overwrite").parquet(str(target / "self_check"))
-    written = spark.read.parquet(str(target / "evaluation"))
-    summary = summarize(written)
-    (target / "report.html").write_text(render_html(summary), encoding="utf-8")
+        checks.write.mode("overwrite").parquet(join_uri(out, "self_check"))
+    summary = summarize(spark.read.parquet(target))
+    html = report_path(out, report)
+    html.parent.mkdir(parents=True, exist_ok=True)
+    html.write_text(render_html(summary), encoding="utf-8")
     return summary
 
 
-def run_demo(
+def run_demo(  # noqa: PLR0913 - the CLI's options
     spark: SparkSession,
     out: str,
     *,
     groups: int = 300,
     snapshots: int = 48,
-    progress: TextIO | Literal["stderr"] | None = "stderr",
+    report: str | None = None,
+    progress: TextIO | bool | None = True,
 ) -> Summary:
     """Generate the sample history, save it under ``out/input`` and evaluate it into ``out``."""
     from spark_udfs.sample import generate_history
@@ -124,21 +189,21 @@ def run_demo(
     history = generate_history(groups, snapshots)
     membership = spark.createDataFrame(history.membership, ddl(MEMBERSHIP_COLUMNS))
     topics = spark.createDataFrame(history.topics, ddl(TOPICS_COLUMNS))
-    target = Path(out)
-    membership.write.mode("overwrite").parquet(str(target / "input" / "membership"))
-    topics.write.mode("overwrite").parquet(str(target / "input" / "topics"))
-    membership = spark.read.parquet(str(target / "input" / "membership"))
-    topics = spark.read.parquet(str(target / "input" / "topics"))
-    return run_evaluation(spark, membership, topics, out, progress=progress)
+    inputs = join_uri(out, "input")
+    membership.write.mode("overwrite").parquet(join_uri(inputs, "membership"))
+    topics.write.mode("overwrite").parquet(join_uri(inputs, "topics"))
+    membership = spark.read.parquet(join_uri(inputs, "membership"))
+    topics = spark.read.parquet(join_uri(inputs, "topics"))
+    return run_evaluation(spark, membership, topics, out, report=report, progress=progress)
 
 
-def print_summary(summary: Summary, out: str, stream: TextIO | None = None) -> None:
+def print_summary(summary: Summary, out: str, stream: TextIO | None = None, *, report: str | None = None) -> None:
+    """The summary and where the output went, on ``stream`` (default: the current stdout)."""
     from spark_udfs.offsets import actual_headline
 
     stream = stream or sys.stdout  # resolved per call: a default bound at import outlives a captured stdout
-
     headline = actual_headline(summary.strategies)
     if headline is not None:
         stream.write(headline + "\n\n")
     stream.write(render_text(summary) + "\n")
-    stream.write(f"\nwrote {Path(out) / 'evaluation'} and {Path(out) / 'report.html'}\n")
+    stream.write(f"\nwrote {join_uri(out, 'evaluation')} and {report_path(out, report)}\n")

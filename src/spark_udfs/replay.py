@@ -125,19 +125,32 @@ class TopicHistory:
     """
 
     def __init__(self, rows: Iterable[tuple[str | None, int | None, dt.datetime | None]]) -> None:
-        by_topic: dict[str, list[tuple[int, Any, int | None]]] = {}
+        by_topic: dict[str, dict[tuple[int, Any], set[int | None]]] = {}
         for topic, partitions, valid_from in rows:
             if topic is None:
                 continue
-            # (0, -, -) sorts before any (1, time, -): rows without valid_from come first.
-            key = (0, 0, partitions) if valid_from is None else (1, valid_from, partitions)
-            by_topic.setdefault(topic, []).append(key)
+            # (0, -) sorts before any (1, time): rows without valid_from come first.
+            when = (0, 0) if valid_from is None else (1, valid_from)
+            by_topic.setdefault(topic, {}).setdefault(when, set()).add(partitions)
         self._times: dict[str, list[tuple[int, Any]]] = {}
         self._counts: dict[str, list[int | None]] = {}
+        # Rows with one topic and valid_from but different counts: which one holds would depend on
+        # Spark's row order, so a snapshot they apply to is an input error (see clash_at).
+        self._clashes: dict[str, dict[int, list[int | None]]] = {}
         for topic, entries in by_topic.items():
-            entries.sort(key=lambda e: (e[0], e[1]))
-            self._times[topic] = [(kind, when) for kind, when, _ in entries]
-            self._counts[topic] = [count for _, _, count in entries]
+            times = sorted(entries)
+            self._times[topic] = times
+            self._counts[topic] = [min(entries[t], key=_count_order) for t in times]
+            clashes = {i: sorted(entries[t], key=_count_order) for i, t in enumerate(times) if len(entries[t]) > 1}
+            if clashes:
+                self._clashes[topic] = clashes
+
+    def clash_at(self, topic: str, ts: dt.datetime) -> list[int | None] | None:
+        """The different counts of the rows that apply to ``topic`` at ``ts``, when there are several, else None."""
+        clashes = self._clashes.get(topic)
+        if clashes is None:
+            return None
+        return clashes.get(bisect_right(self._times[topic], (1, ts)) - 1)
 
     def count_at(self, topic: str, ts: dt.datetime) -> tuple[bool, int | None]:
         """``(known, count)`` of ``topic`` at ``ts``; ``known`` is False when no row applies yet."""
@@ -148,6 +161,10 @@ class TopicHistory:
         if index == 0:
             return False, None
         return True, self._counts[topic][index - 1]
+
+
+def _count_order(count: int | None) -> tuple[bool, int]:
+    return (count is None, count or 0)
 
 
 @dataclass(slots=True)
@@ -232,6 +249,11 @@ def _count(history: TopicHistory, topic: str, ts: Any, member_id: str, last: Map
         raise GroupDataError(msg)
     if count is None or _is_missing(count):
         msg = f"snapshot {ts}: topic {topic!r} has a null partition count"
+        raise GroupDataError(msg)
+    clash = history.clash_at(topic, ts)
+    if clash is not None:
+        counts = ", ".join("null" if c is None else str(c) for c in clash)
+        msg = f"snapshot {ts}: topic {topic!r} has rows with one valid_from and different partition counts ({counts})"
         raise GroupDataError(msg)
     count = int(count)
     if count <= 0:

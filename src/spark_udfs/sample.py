@@ -150,6 +150,5 @@ def _restart(group: _Group, position: int, rnd: random.Random) -> None:
     if group.static:  # back within the session timeout: same instance id, new member id
         new_id = f"consumer-{rnd.getrandbits(48):012x}"
         group.members[position] = _Member(new_id, old.instance, old.topics, old.rack)
-    else:  # a dynamic member leaves; it rejoins as a new member
-        group.members.pop(position)
-        group.members.append(_new_member(group, rnd, old.topics))
+    else:  # a dynamic member leaves; it rejoins as a new member (in its place, so the next position is the next member)
+        group.members[position] = _new_member(group, rnd, old.topics)

@@ -1,47 +1,108 @@
-"""A SparkSession with offline-safe defaults, or the one already running."""
+"""A SparkSession: the one already running, a Spark Connect client, or a new one with offline-safe local defaults."""
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["get_session"]
+__all__ = ["LOCAL_DEFAULTS", "SESSION_DEFAULTS", "SessionError", "get_session", "is_connect", "settings_for"]
 
-DEFAULTS: dict[str, str] = {
+# Session settings every kind of session gets (all can be set over Spark Connect).
+SESSION_DEFAULTS: dict[str, str] = {
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.sql.session.timeZone": "UTC",
+}
+# Only a ``local[...]`` session: everything on loopback, no UI, a shuffle sized for a few cores.
+LOCAL_DEFAULTS: dict[str, str] = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "8",
-    "spark.sql.execution.arrow.pyspark.enabled": "true",
-    "spark.sql.session.timeZone": "UTC",
     "spark.driver.host": "127.0.0.1",
     "spark.driver.bindAddress": "127.0.0.1",
     "spark.python.worker.reuse": "true",
 }
 
 
-def get_session(master: str | None = None, app_name: str = "assignors") -> SparkSession:
-    """The active SparkSession if there is one, else a new one.
+class SessionError(RuntimeError):
+    """The session asked for cannot be had: a master or remote URL while another session is active, or both."""
 
-    A new session runs on ``master`` (default ``local[*]``) with the UI off, a small
-    shuffle, UTC session time, the driver on loopback (``SPARK_LOCAL_IP=127.0.0.1`` unless
-    set) and Python workers running this interpreter. Under ``spark-submit`` the session it
-    created is returned unchanged, so the same code runs on a cluster.
+
+def is_connect(spark: Any) -> bool:
+    """Whether ``spark`` (a session or a DataFrame's session) is a Spark Connect client (no JVM behind it)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def get_session(master: str | None = None, app_name: str = "assignors", *, remote: str | None = None) -> SparkSession:
+    """The active SparkSession, a Spark Connect session, or a new local or cluster one.
+
+    - Neither ``master`` nor ``remote``: the active session if there is one (so the one
+      ``spark-submit`` configured, on its master), else a new ``local[*]`` session.
+    - ``remote`` (``sc://HOST:PORT``): a Spark Connect client; only UTC session time and Arrow
+      are set, as the server owns everything else.
+    - ``master``: a new session on it. For ``local[...]`` the driver runs on loopback
+      (``SPARK_LOCAL_IP=127.0.0.1`` unless set), the UI is off, the shuffle small and the Python
+      workers run this interpreter; for any other master (``spark://``, ``yarn``, ``k8s://``)
+      none of that is imposed: executors must reach the driver and run their own Python.
+
+    Raises:
+        SessionError: ``master`` or ``remote`` is given while a session is already active (it
+            would be silently ignored), or both are given.
     """
     from pyspark.sql import SparkSession
 
+    if master is not None and remote is not None:
+        msg = f"give a Spark master ({master}) or a Spark Connect URL ({remote}), not both"
+        raise SessionError(msg)
     active = SparkSession.getActiveSession()
-    if active is not None and master is None:
+    if active is not None:
+        if master is not None or remote is not None:
+            running = (
+                "a Spark Connect session" if is_connect(active) else f"a session on {active.conf.get('spark.master')}"
+            )
+            msg = (
+                f"{running} is already active in this process; it cannot be moved to {master or remote}: "
+                "leave out --master/--remote to use it, or stop it first"
+            )
+            raise SessionError(msg)
         return active
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName(app_name).master(master or "local[*]")
-    for key, value in DEFAULTS.items():
+    if remote is not None:
+        builder = SparkSession.builder.remote(remote).appName(app_name)
+        for key, value in SESSION_DEFAULTS.items():
+            builder = builder.config(key, value)
+        return builder.getOrCreate()
+    if master is None and "PYSPARK_GATEWAY_PORT" in os.environ:
+        # Under spark-submit: the JVM is up and configured (master, deploy mode); keep it as it is.
+        builder = SparkSession.builder.appName(app_name)
+        for key, value in SESSION_DEFAULTS.items():
+            builder = builder.config(key, value)
+        return builder.getOrCreate()
+    chosen = master or "local[*]"
+    environment, settings = settings_for(chosen)
+    for key, value in environment.items():
+        os.environ.setdefault(key, value)
+    builder = SparkSession.builder.appName(app_name).master(chosen)
+    for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def settings_for(master: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The environment defaults and the Spark settings of a new session on ``master``.
+
+    Loopback and the driver's own Python only for ``local[...]``: on a cluster, executors on other
+    hosts must reach the driver and run the Python they have.
+    """
+    if not master.startswith("local"):
+        return {}, dict(SESSION_DEFAULTS)
+    environment = {
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+    }
+    return environment, {**SESSION_DEFAULTS, **LOCAL_DEFAULTS}

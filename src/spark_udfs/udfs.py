@@ -129,30 +129,25 @@ def evaluate_history(
     def replay(frame: pd.DataFrame) -> pd.DataFrame:
         return replay_frame(frame, history, names, detail=detail)
 
-    # Spread the groups over every core: adaptive execution would otherwise coalesce a
-    # small input into one partition, and the replay is CPU-bound.
-    parallelism = membership.sparkSession.sparkContext.defaultParallelism * 4
+    # Spread the groups over the shuffle partitions: adaptive execution would otherwise
+    # coalesce a small input into one partition, and the replay is CPU-bound. Read from the
+    # session's SQL conf, so it works over Spark Connect (no SparkContext).
+    parallelism = max(int(membership.sparkSession.conf.get("spark.sql.shuffle.partitions") or 8), 1)
     selected = membership.select(*(name for name, _ in MEMBERSHIP_COLUMNS)).repartition(parallelism, "group_id")
     output = selected.groupBy("group_id").applyInPandas(replay, schema=ddl(columns))
-    from pyspark.sql import functions as sf
-
     if actual is not None:
         from spark_udfs.offsets import evaluate_actual
 
         recorded, _ = evaluate_actual(membership, topics, actual)
         if detail:
-            recorded = recorded.withColumn("detail", sf.lit(None).cast(columns[-1][1]))
+            recorded = recorded.selectExpr("*", f"CAST(NULL AS {columns[-1][1]}) AS detail")
         output = output.unionByName(recorded)
     if not detail:
         return output
     output = output.cache()
-
-    members = output.select("group_id", "snapshot_ts", "strategy", sf.explode("detail").alias("d")).select(
-        "group_id",
-        "snapshot_ts",
-        "strategy",
-        sf.col("d.member").alias("member"),
-        sf.col("d.partitions").alias("partitions"),
+    # SQL expressions rather than pyspark.sql.functions: the same code serves classic and Connect sessions.
+    members = output.selectExpr("group_id", "snapshot_ts", "strategy", "explode(detail) AS d").selectExpr(
+        "group_id", "snapshot_ts", "strategy", "d.member AS member", "d.partitions AS partitions"
     )
     return output.drop("detail"), members.select(*(name for name, _ in DETAIL_COLUMNS))
 

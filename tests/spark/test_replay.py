@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import random
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from assignors import (
 )
 from spark_udfs import MemberRow, TopicHistory, replay_group
 from spark_udfs.replay import OUTPUT_COLUMNS, replay_frame, rows_to_frame
+from spark_udfs.sample import _Group, _Member, _restart
 
 T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive
 
@@ -224,3 +226,43 @@ def test_ids_that_look_like_missing_values_are_ids() -> None:
     rows = [MemberRow(at(0), "nan", ("t",)), MemberRow(at(0), "NaT", ("t",))]
     out, _ = replay_group("nan", rows, SIX, ["range"])
     assert [(r["error"], r["members"]) for r in out] == [(None, 2)]
+
+
+@pytest.mark.parametrize("static", [False, True])
+def test_rolling_restart_restarts_every_member_once(static: bool) -> None:
+    """The demo's rolling restart, position 0 to n-1: each original member is replaced exactly once, in place."""
+    members = [_Member(f"m{i}", f"i{i}" if static else None, ["t"], "rack-a") for i in range(5)]
+    group = _Group("g", static, ["t", "u"], {"t": 6, "u": 6}, list(members))
+    rnd = random.Random(1)  # noqa: S311 - the generator's own kind of randomness
+    seen: list[list[str]] = []
+    for position in range(len(members)):
+        _restart(group, position, rnd)
+        seen.append([m.member_id for m in group.members])
+    final = [m.member_id for m in group.members]
+    assert len(set(final)) == 5
+    assert not set(final) & {m.member_id for m in members}
+    for step, ids in enumerate(seen):  # after step k, members k+1.. are still the originals
+        assert ids[step + 1 :] == [m.member_id for m in members[step + 1 :]]
+    assert [m.instance for m in group.members] == [m.instance for m in members]
+
+
+def test_topic_rows_that_clash_are_an_input_error_whatever_their_order() -> None:
+    """Two rows for one topic and valid_from with different counts: the groups using them then get an error."""
+    rows = [("t", 4, None), ("t", 6, None), ("t", 8, at(2)), ("u", 3, None), ("u", 3, None)]
+    members = [MemberRow(at(0), "a", ("t",)), MemberRow(at(2), "a", ("t",))]
+    outputs = []
+    for order in (rows, rows[::-1], rows[1:] + rows[:1]):
+        out, _ = replay_group("g", members, TopicHistory(order), ["range"])
+        outputs.append(out)
+        assert [r["error"] for r in out] == [
+            "snapshot 2026-01-01 12:00:00: topic 't' has rows with one valid_from and different partition counts (4, 6)"
+        ] * 2
+    assert outputs[0] == outputs[1] == outputs[2]
+    history = TopicHistory(rows)
+    assert history.clash_at("t", at(0)) == [4, 6]
+    assert history.clash_at("t", at(2)) is None
+    assert history.count_at("t", at(3)) == (True, 8)
+    assert history.clash_at("u", at(0)) is None  # equal duplicates are one row
+    only_later = [MemberRow(at(2), "a", ("t",)), MemberRow(at(3), "a", ("t", "u"))]
+    out, _ = replay_group("g", only_later, history, ["range"])
+    assert [(r["error"], r["partitions"]) for r in out] == [(None, 8), (None, 11)]

@@ -1,0 +1,174 @@
+"""Spark processes for the tests: pyspark's own launchers, on 127.0.0.1, each stopped by its PID.
+
+- :func:`start_connect_server`: ``spark-submit --class org.apache.spark.sql.connect.service.SparkConnectServer``
+  with ``spark.connect.grpc.binding.address=127.0.0.1`` on a free port.
+- :func:`start_standalone_cluster`: ``bin/spark-class org.apache.spark.deploy.master.Master`` and two
+  ``org.apache.spark.deploy.worker.Worker`` processes.
+
+Every process starts in its own session (process group), so stopping it by its PID also ends
+the Python workers it forked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+LOOPBACK = "127.0.0.1"
+
+
+def spark_home() -> Path:
+    """The Spark distribution inside the pyspark package (bin/, jars/)."""
+    import pyspark
+
+    return Path(pyspark.__file__).parent
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((LOOPBACK, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def loopback_env(python: str = sys.executable) -> dict[str, str]:
+    """The environment of a Spark process: loopback only, Python workers on ``python``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "SPARK_"))}
+    env.update(
+        SPARK_HOME=str(spark_home()),
+        SPARK_LOCAL_IP=LOOPBACK,
+        SPARK_LOCAL_HOSTNAME="localhost",
+        PYSPARK_PYTHON=python,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+    )
+    return env
+
+
+@dataclass
+class Process:
+    """One started process, its log and how to stop it."""
+
+    name: str
+    popen: subprocess.Popen[bytes]
+    log: Path
+    _log_file: IO[bytes] = field(repr=False)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """SIGTERM its process group (it and the Python workers it forked), then SIGKILL if it lingers."""
+        pid = self.popen.pid
+        if self.popen.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGTERM)
+            try:
+                self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGKILL)
+                self.popen.wait(timeout)
+        with contextlib.suppress(ProcessLookupError):  # forked workers still in its group
+            os.killpg(pid, signal.SIGKILL)
+        self._log_file.close()
+
+    def tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+
+
+def start(name: str, command: list[str], log_dir: Path, env: dict[str, str]) -> Process:
+    log = log_dir / f"{name}.log"
+    log_file = log.open("wb")
+    popen = subprocess.Popen(  # noqa: S603 - pyspark's own launchers, fixed arguments
+        command, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+    )
+    return Process(name, popen, log, log_file)
+
+
+def wait_for_port(process: Process, port: int, timeout: float = 180.0) -> None:
+    """Until ``port`` on loopback accepts connections; fails with the process's log if it exits or times out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.popen.poll() is not None:
+            msg = f"{process.name} exited with {process.popen.returncode}:\n{process.tail()}"
+            raise RuntimeError(msg)
+        with socket.socket() as probe:
+            probe.settimeout(1.0)
+            if probe.connect_ex((LOOPBACK, port)) == 0:
+                return
+        time.sleep(0.5)
+    msg = f"{process.name} did not listen on {LOOPBACK}:{port} within {timeout:.0f} s:\n{process.tail()}"
+    raise RuntimeError(msg)
+
+
+def start_connect_server(log_dir: Path, *, master: str = "local[2]") -> tuple[Process, str]:
+    """A Spark Connect server on a free loopback port; returns it and its ``sc://`` URL."""
+    port = free_port()
+    home = spark_home()
+    command = [
+        str(home / "bin" / "spark-submit"),
+        "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+        "--master", master,
+        "--conf", f"spark.connect.grpc.binding.address={LOOPBACK}",
+        "--conf", f"spark.connect.grpc.binding.port={port}",
+        "--conf", f"spark.driver.host={LOOPBACK}",
+        "--conf", f"spark.driver.bindAddress={LOOPBACK}",
+        "--conf", "spark.ui.enabled=false",
+        "--conf", "spark.sql.shuffle.partitions=8",
+        "--conf", "spark.python.worker.reuse=true",
+        "spark-internal",
+    ]  # fmt: skip
+    server = start("spark-connect-server", command, log_dir, loopback_env())
+    try:
+        wait_for_port(server, port)
+    except BaseException:
+        server.stop()
+        raise
+    return server, f"sc://{LOOPBACK}:{port}"
+
+
+def start_standalone_cluster(log_dir: Path, *, python: str, workers: int = 2) -> tuple[list[Process], str]:
+    """A standalone master and ``workers`` workers (1 core, 1 GiB each) on loopback; returns them and the master URL.
+
+    The workers' executors run Python workers on ``python``.
+    """
+    home = spark_home()
+    port = free_port()
+    env = loopback_env(python)
+    spark_class = str(home / "bin" / "spark-class")
+    processes: list[Process] = []
+    try:
+        master = start(
+            "spark-master",
+            [spark_class, "org.apache.spark.deploy.master.Master",
+             "--host", LOOPBACK, "--port", str(port), "--webui-port", str(free_port())],
+            log_dir,
+            env,
+        )  # fmt: skip
+        processes.append(master)
+        wait_for_port(master, port)
+        url = f"spark://{LOOPBACK}:{port}"
+        for index in range(workers):
+            work_dir = log_dir / f"worker-{index}"
+            work_dir.mkdir(exist_ok=True)
+            worker_port = free_port()
+            worker = start(
+                f"spark-worker-{index}",
+                [spark_class, "org.apache.spark.deploy.worker.Worker",
+                 "--host", LOOPBACK, "--port", str(worker_port), "--webui-port", str(free_port()),
+                 "--cores", "1", "--memory", "1g", "--work-dir", str(work_dir), url],
+                log_dir,
+                env,
+            )  # fmt: skip
+            processes.append(worker)
+            wait_for_port(worker, worker_port)
+    except BaseException:
+        for process in reversed(processes):
+            process.stop()
+        raise
+    return processes, url
