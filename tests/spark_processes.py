@@ -82,6 +82,7 @@ class Process:
 
 
 def start(name: str, command: list[str], log_dir: Path, env: dict[str, str]) -> Process:
+    log_dir.mkdir(parents=True, exist_ok=True)
     log = log_dir / f"{name}.log"
     log_file = log.open("wb")
     popen = subprocess.Popen(  # noqa: S603 - pyspark's own launchers, fixed arguments

@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlparse
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["LOCAL_DEFAULTS", "SESSION_DEFAULTS", "SessionError", "get_session", "is_connect", "settings_for"]
+__all__ = [
+    "LOCAL_DEFAULTS",
+    "SESSION_DEFAULTS",
+    "SessionError",
+    "get_session",
+    "is_connect",
+    "settings_for",
+    "ship_wheels",
+]
 
 # Session settings every kind of session gets (all can be set over Spark Connect).
 SESSION_DEFAULTS: dict[str, str] = {
@@ -79,7 +91,9 @@ def get_session(master: str | None = None, app_name: str = "assignors", *, remot
         builder = SparkSession.builder.appName(app_name)
         for key, value in SESSION_DEFAULTS.items():
             builder = builder.config(key, value)
-        return builder.getOrCreate()
+        submitted = builder.getOrCreate()
+        ship_wheels(submitted)
+        return submitted
     chosen = master or "local[*]"
     environment, settings = settings_for(chosen)
     for key, value in environment.items():
@@ -90,6 +104,30 @@ def get_session(master: str | None = None, app_name: str = "assignors", *, remot
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def ship_wheels(session: SparkSession) -> list[str]:
+    """Put the wheels of ``spark-submit --py-files`` on the executors' Python path; returns the ones added.
+
+    Spark adds only ``.zip``, ``.egg`` and ``.jar`` files from ``--py-files`` to the Python
+    path of its workers; a wheel is a zip archive, so each local ``.whl`` is added again
+    under a ``.zip`` name (``SparkContext.addPyFile``). Pure-Python wheels, such as this
+    project's, import from there.
+    """
+    added: list[str] = []
+    listed = session.conf.get("spark.submit.pyFiles", "") or ""
+    for entry in filter(None, (item.strip() for item in listed.split(","))):
+        parsed = urlparse(entry)
+        if not entry.lower().endswith(".whl") or parsed.scheme not in {"", "file", "local"}:
+            continue
+        wheel = Path(unquote(parsed.path))
+        if not wheel.is_file():
+            continue
+        copy = Path(tempfile.mkdtemp(prefix="assignors-py-files-")) / f"{wheel.stem}.zip"
+        shutil.copyfile(wheel, copy)
+        session.sparkContext.addPyFile(str(copy))
+        added.append(str(wheel))
+    return added
 
 
 def settings_for(master: str) -> tuple[dict[str, str], dict[str, str]]:

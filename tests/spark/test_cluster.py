@@ -1,0 +1,103 @@
+"""The evaluation on a real Spark standalone cluster, run the way docs/spark.md tells users to run it.
+
+A master and two workers from the pyspark package on 127.0.0.1; the project built as a wheel and
+shipped with ``--py-files``; driver and executors run a separate virtualenv that has pandas and
+pyarrow but not this project, so the wheel is what they import; inputs and output as ``file://``
+URIs. The output equals a local run's. Every process is stopped by its PID.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from spark_processes import LOOPBACK, loopback_env, spark_home, start_standalone_cluster
+from spark_udfs import evaluate_history
+from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
+from spark_udfs.sample import generate_history
+
+pytestmark = [pytest.mark.cluster, pytest.mark.xdist_group("spark")]
+
+ROOT = Path(__file__).parents[2]
+STRATEGIES = ("range", "sticky", "cooperative-sticky")
+
+
+def _run(command: list[str], *, timeout: float, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=timeout, env=env)  # noqa: S603
+    assert done.returncode == 0, f"{command[:4]} exited with {done.returncode}:\n{done.stdout}\n{done.stderr[-4000:]}"
+    return done.stdout
+
+
+def _build_wheel(dist: Path) -> Path:
+    """``pip wheel --no-deps -w dist .``, as docs/spark.md says."""
+    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(ROOT)], timeout=300)
+    (wheel,) = dist.glob("assignors-*.whl")
+    return wheel
+
+
+def _executor_venv(where: Path) -> Path:
+    """A virtualenv with pandas and pyarrow (the driver's versions, so pip's cache serves them) and no project."""
+    venv.EnvBuilder(with_pip=True, system_site_packages=False, clear=True).create(where)
+    python = where / "bin" / "python"
+    wanted = [f"{name}=={importlib.metadata.version(name)}" for name in ("pandas", "pyarrow")]
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PIP_REQUIRE_VIRTUALENV"}}
+    _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *wanted], timeout=600, env=env)
+    return python
+
+
+def test_standalone_cluster_equals_the_local_run(spark: SparkSession, tmp_path: Path) -> None:
+    history = generate_history(6, 6, seed=5)
+    inputs = tmp_path / "input"
+    spark.createDataFrame(history.membership, ddl(MEMBERSHIP_COLUMNS)).write.parquet(str(inputs / "membership"))
+    spark.createDataFrame(history.topics, ddl(TOPICS_COLUMNS)).write.parquet(str(inputs / "topics"))
+    membership, topics = spark.read.parquet(str(inputs / "membership")), spark.read.parquet(str(inputs / "topics"))
+    local = evaluate_history(membership, topics, strategies=STRATEGIES)
+
+    wheel = _build_wheel(tmp_path / "dist")
+    python = _executor_venv(tmp_path / "executor-venv")
+    no_project = subprocess.run([str(python), "-c", "import assignors"], capture_output=True, check=False)  # noqa: S603
+    assert no_project.returncode == 1  # the virtualenv does not have the project: executors import the wheel
+
+    processes, master = start_standalone_cluster(tmp_path / "cluster", python=str(python))
+    out = tmp_path / "out"
+    try:
+        env = loopback_env(str(python))
+        env["PYSPARK_DRIVER_PYTHON"] = str(python)
+        env.pop("PYTHONPATH", None)
+        printed = _run(
+            [str(spark_home() / "bin" / "spark-submit"),
+             "--master", master,
+             "--conf", f"spark.driver.host={LOOPBACK}",
+             "--conf", f"spark.pyspark.python={python}",
+             "--conf", f"spark.pyspark.driver.python={python}",
+             "--executor-memory", "768m",
+             "--py-files", str(wheel),
+             str(ROOT / "src" / "spark_udfs" / "submit.py"),
+             "evaluate",
+             "--membership", (inputs / "membership").as_uri(),
+             "--topics", (inputs / "topics").as_uri(),
+             "--out", out.as_uri(),
+             "--strategies", *STRATEGIES],
+            timeout=600,
+            env=env,
+        )  # fmt: skip
+    finally:
+        for process in reversed(processes):
+            process.stop()
+    assert all(process.popen.poll() is not None for process in processes)
+    assert "6 groups, 36 snapshots" in printed
+    assert (out / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    drop = ["assign_ms"]
+    cluster_rows = sorted(map(str, spark.read.parquet(str(out / "evaluation")).drop(*drop).collect()))
+    local_rows = sorted(map(str, local.drop(*drop).collect()))
+    assert len(local_rows) == 36 * len(STRATEGIES)
+    assert cluster_rows == local_rows
+    app_logs = list((tmp_path / "cluster").glob("worker-*/app-*/*/stderr"))
+    assert app_logs  # the executors ran on the two workers
