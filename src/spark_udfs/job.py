@@ -9,6 +9,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
+from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS
+from spark_udfs.costs import WEIGHTS_COLUMNS
+from spark_udfs.ranking import DEFAULT_RANK_BY
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
 from spark_udfs.udfs import evaluate_history
@@ -88,6 +91,10 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     strategies: Sequence[str] = STRATEGIES,
     progress: TextIO | Literal["stderr"] | None = "stderr",
     actual: DataFrame | None = None,
+    weights: DataFrame | None = None,
+    rank_by: Sequence[str] = DEFAULT_RANK_BY,
+    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
 ) -> Summary:
     """Evaluate, write ``out/evaluation`` (Parquet) and ``out/report.html``; returns the summary.
 
@@ -96,7 +103,15 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     """
     target = Path(out)
     target.mkdir(parents=True, exist_ok=True)
-    evaluation = evaluate_history(membership, topics, strategies=strategies, actual=actual)
+    evaluation = evaluate_history(
+        membership,
+        topics,
+        strategies=strategies,
+        actual=actual,
+        weights=weights,
+        rebalance_seconds=rebalance_seconds,
+        heartbeat_seconds=heartbeat_seconds,
+    )
     with _progress(spark, sys.stderr if progress == "stderr" else progress):  # resolved per call, as tests swap it
         evaluation.write.mode("overwrite").parquet(str(target / "evaluation"))
     if actual is not None:
@@ -105,31 +120,56 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
         _, checks = evaluate_actual(membership, topics, actual)
         checks.write.mode("overwrite").parquet(str(target / "self_check"))
     written = spark.read.parquet(str(target / "evaluation"))
-    summary = summarize(written)
+    note = (
+        f"Pause cost assumes a rebalance round stops a group for {rebalance_seconds:g} s and the consumer "
+        f"protocol's heartbeat interval is {heartbeat_seconds:g} s. "
+        + (
+            "Load is weighted by the weights table."
+            if weights is not None
+            else "No weights table: load is counted in partitions."
+        )
+    )
+    summary = summarize(written, membership, rank_by=rank_by, notes=[note])
     (target / "report.html").write_text(render_html(summary), encoding="utf-8")
     return summary
 
 
-def run_demo(
+def run_demo(  # noqa: PLR0913 - the CLI's options
     spark: SparkSession,
     out: str,
     *,
     groups: int = 300,
     snapshots: int = 48,
     progress: TextIO | Literal["stderr"] | None = "stderr",
+    rank_by: Sequence[str] = DEFAULT_RANK_BY,
+    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
 ) -> Summary:
-    """Generate the sample history, save it under ``out/input`` and evaluate it into ``out``."""
+    """Generate the sample history (with topic weights), save it under ``out/input`` and evaluate it into ``out``."""
     from spark_udfs.sample import generate_history
 
     history = generate_history(groups, snapshots)
     membership = spark.createDataFrame(history.membership, ddl(MEMBERSHIP_COLUMNS))
     topics = spark.createDataFrame(history.topics, ddl(TOPICS_COLUMNS))
+    weights = spark.createDataFrame(history.weights, ddl(WEIGHTS_COLUMNS))
     target = Path(out)
     membership.write.mode("overwrite").parquet(str(target / "input" / "membership"))
     topics.write.mode("overwrite").parquet(str(target / "input" / "topics"))
+    weights.write.mode("overwrite").parquet(str(target / "input" / "weights"))
     membership = spark.read.parquet(str(target / "input" / "membership"))
     topics = spark.read.parquet(str(target / "input" / "topics"))
-    return run_evaluation(spark, membership, topics, out, progress=progress)
+    weights = spark.read.parquet(str(target / "input" / "weights"))
+    return run_evaluation(
+        spark,
+        membership,
+        topics,
+        out,
+        progress=progress,
+        weights=weights,
+        rank_by=rank_by,
+        rebalance_seconds=rebalance_seconds,
+        heartbeat_seconds=heartbeat_seconds,
+    )
 
 
 def print_summary(summary: Summary, out: str, stream: TextIO | None = None) -> None:
