@@ -164,7 +164,7 @@ def _ranking(summary: Summary) -> str:
         [position, s.strategy, s.protocol, s.rebalances, *(getattr(s, f) for f in figures)]
         for position, s in enumerate(summary.strategies, 1)
     ]
-    ranked = " (lower is better), then ".join(summary.rank_by)
+    ranked = ", then ".join(summary.rank_by)
     definitions = "".join(f"<dt>{html.escape(c)}</dt><dd>{html.escape(COLUMN_DEFINITIONS[c])}</dd>" for c in columns)
     unit = "weighted by the weights table" if summary.weighted else "in partitions (no weights table was given)"
     return (

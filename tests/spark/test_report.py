@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from pathlib import Path
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
@@ -148,3 +149,29 @@ def test_an_empty_summary_renders() -> None:
     page = render_html(Summary(0, 0, [], []))
     assert "No rebalances." in page
     assert "None: every group was evaluated." in page
+
+
+def test_cli_evaluate_with_weights_rank_by_and_durations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Weights from CSV (empty partition: the whole topic); R = 2 s: range's join pauses a's 6 for 12 p-s."""
+    from spark_udfs.cli import main
+
+    (tmp_path / "m.csv").write_text(
+        "group_id,snapshot_ts,member_id,topics,group_instance_id,rack_id\n"
+        "g,2026-01-01T12:00:00,a,o;p,,\ng,2026-01-01T12:01:00,a,o;p,,\ng,2026-01-01T12:01:00,b,o;p,,\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "t.csv").write_text("topic,partitions,valid_from\no,3,\np,3,\n", encoding="utf-8")
+    (tmp_path / "w.csv").write_text("topic,partition,weight,valid_from\no,,10,\np,,1,\n", encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["evaluate", "--membership", str(tmp_path / "m.csv"), "--topics", str(tmp_path / "t.csv"),
+            "--weights", str(tmp_path / "w.csv"), "--out", str(out), "--strategies", "range", "roundrobin",
+            "--rank-by", "moved", "--rebalance-seconds", "2"]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "ranked by moved" in printed
+    lines = [line.split() for line in printed.splitlines() if line[:1].isdigit() and "groups" not in line]
+    assert [(row[1], row[2]) for row in lines] == [("range", "12"), ("roundrobin", "12")]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "weighted by the weights table" in page
+    with pytest.raises(SystemExit):
+        main([*argv[:-2], "--rebalance-seconds", "-1"])
