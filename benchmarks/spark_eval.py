@@ -2,7 +2,8 @@
 
 ``python -m benchmarks.spark_eval [--groups 1000] [--snapshots 100] [--master local[2]]`` prints
 its figures as JSON. The generated history (``spark_udfs.sample``, 10-30 members per group:
-about 2M membership rows for 1,000 x 100) is written to Parquet first and is not timed. Then:
+about 2M membership rows for 1,000 x 100) and its topic weights are written to Parquet first and are
+not timed. Then:
 
 - plain: one Python process reads the Parquet with pandas, replays every group with
   ``replay_frame`` (the function Spark runs) and writes the output as Parquet;
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from spark_udfs.costs import WeightHistory
 from spark_udfs.replay import OUTPUT_COLUMNS, STRATEGIES, TopicHistory, replay_frame
 from spark_udfs.sample import generate_history
 
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
 _KEY = ["group_id", "strategy", "snapshot_ts"]
 
 
-def write_input(history: History, directory: Path) -> tuple[Path, Path]:
+def write_input(history: History, directory: Path) -> tuple[Path, Path, Path]:
     """Write the history as Parquet with UTC timestamps (Spark reads them as ``timestamp``)."""
     membership = pd.DataFrame(
         history.membership,
@@ -42,10 +44,14 @@ def write_input(history: History, directory: Path) -> tuple[Path, Path]:
     topics = pd.DataFrame(history.topics, columns=["topic", "partitions", "valid_from"])
     topics["partitions"] = topics["partitions"].astype("int32")
     topics["valid_from"] = pd.to_datetime(topics["valid_from"], utc=True)
-    paths = directory / "membership.parquet", directory / "topics.parquet"
+    weights = pd.DataFrame(history.weights, columns=["topic", "partition", "weight", "valid_from"])
+    weights["partition"] = weights["partition"].astype("Int32")
+    weights["valid_from"] = pd.to_datetime(weights["valid_from"], utc=True)
+    paths = directory / "membership.parquet", directory / "topics.parquet", directory / "weights.parquet"
     options: dict[str, Any] = {"coerce_timestamps": "us", "allow_truncated_timestamps": True}
     membership.to_parquet(paths[0], index=False, **options)
     topics.to_parquet(paths[1], index=False, **options)
+    weights.to_parquet(paths[2], index=False, **options)
     return paths
 
 
@@ -54,23 +60,33 @@ def _naive_utc(column: pd.Series[Any]) -> pd.Series[Any]:
     return naive
 
 
-def run_plain(membership_path: Path, topics_path: Path, out: Path) -> tuple[float, pd.DataFrame]:
+def _naive(value: Any) -> Any:
+    return value.tz_convert("UTC").tz_localize(None).to_pydatetime()
+
+
+def run_plain(membership_path: Path, topics_path: Path, weights_path: Path, out: Path) -> tuple[float, pd.DataFrame]:
     """Read, replay every group in this process, write; returns the seconds and the output."""
     start = time.perf_counter()
     membership = pd.read_parquet(membership_path)
     membership["snapshot_ts"] = _naive_utc(membership["snapshot_ts"])
     topics = pd.read_parquet(topics_path)
     history = TopicHistory(
-        (t, int(p), None if pd.isna(v) else v.tz_convert("UTC").tz_localize(None).to_pydatetime())
+        (t, int(p), None if pd.isna(v) else _naive(v))
         for t, p, v in zip(topics["topic"], topics["partitions"], topics["valid_from"], strict=True)
     )
-    frames = [replay_frame(group, history, STRATEGIES) for _, group in membership.groupby("group_id", sort=True)]
+    raw = pd.read_parquet(weights_path)
+    weights = WeightHistory(
+        (t, None if pd.isna(p) else int(p), float(w), None if pd.isna(v) else _naive(v))
+        for t, p, w, v in zip(raw["topic"], raw["partition"], raw["weight"], raw["valid_from"], strict=True)
+    )
+    groups = membership.groupby("group_id", sort=True)
+    frames = [replay_frame(group, history, STRATEGIES, weights=weights) for _, group in groups]
     output = pd.concat(frames, ignore_index=True)
     output.to_parquet(out, index=False)
     return time.perf_counter() - start, output
 
 
-def run_spark(membership_path: Path, topics_path: Path, out: Path, master: str) -> dict[str, Any]:
+def run_spark(paths: tuple[Path, Path, Path], out: Path, master: str) -> dict[str, Any]:
     """Start a session, evaluate, write; returns the timings and the output read back."""
     from spark_udfs.session import get_session
     from spark_udfs.udfs import evaluate_history
@@ -79,9 +95,9 @@ def run_spark(membership_path: Path, topics_path: Path, out: Path, master: str) 
     spark = get_session(master, app_name="assignors-bench")
     spark.range(1).count()  # the JVM and a first job are up
     started = time.perf_counter()
-    membership = spark.read.parquet(str(membership_path))
-    topics = spark.read.parquet(str(topics_path))
-    evaluate_history(membership, topics, strategies=STRATEGIES).write.mode("overwrite").parquet(str(out))
+    membership, topics, weights = (spark.read.parquet(str(path)) for path in paths)
+    evaluation = evaluate_history(membership, topics, strategies=STRATEGIES, weights=weights)
+    evaluation.write.mode("overwrite").parquet(str(out))
     finished = time.perf_counter()
     output = pd.read_parquet(out)
     spark.stop()
@@ -108,9 +124,9 @@ def main() -> None:
     history = generate_history(args.groups, args.snapshots, seed=11, members=(10, 30))
     with tempfile.TemporaryDirectory(prefix="assignors-bench-") as tmp:
         directory = Path(tmp)
-        membership_path, topics_path = write_input(history, directory)
-        plain_s, plain = run_plain(membership_path, topics_path, directory / "plain.parquet")
-        spark = run_spark(membership_path, topics_path, directory / "spark", args.master)
+        paths = write_input(history, directory)
+        plain_s, plain = run_plain(*paths, directory / "plain.parquet")
+        spark = run_spark(paths, directory / "spark", args.master)
     evaluations = len(plain)
     rebalances = int(plain["rebalanced"].sum())
     figures = {

@@ -1,15 +1,29 @@
-"""assignors.metrics: balance, movement and validity."""
+"""assignors.metrics: balance (overall and per topic), movement, validity, weighted load and pause cost."""
 
 from __future__ import annotations
 
 import math
+import re
 from random import Random
+from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assignors import Cluster, RangeAssignor, RebalanceProtocol, Subscription, TopicPartition
-from assignors.metrics import balance, check_assignment, movement
+from assignors import AssignorError, Cluster, RangeAssignor, RebalanceProtocol, Subscription, TopicPartition
+from assignors.metrics import (
+    Balance,
+    InvalidWeightError,
+    PauseProtocol,
+    WeightedLoad,
+    balance,
+    check_assignment,
+    movement,
+    pause_partition_seconds,
+    topic_spreads,
+    weighted_load,
+)
 from assignors.testing import Group, groups
 
 TP = TopicPartition
@@ -130,3 +144,138 @@ def test_movement_agrees_with_the_definition(first: Group, second: Group) -> Non
                 expected["moved"] += 1
     m = movement(before, after)
     assert (m.moved, m.orphaned, m.retained, m.released) == tuple(expected.values())
+
+
+# --- per-topic spread, weighted load, pause cost ----------------------------------------
+
+
+def test_topic_spread_shows_the_skew_partition_counts_hide() -> None:
+    """Kafka's `AbstractStickyAssignorTest.testTopicBalanceAfterReassignment` shape: 12 + 12 split by topic.
+
+    Each member holds 12 partitions (spread 0), but one holds all of orders and the other all of
+    payments: each topic's spread is 12 - 0 = 12, the sum 24.
+    """
+    a = {"c1": [TP("orders", p) for p in range(12)], "c2": [TP("payments", p) for p in range(12)]}
+    b = balance(a)
+    assert (b.spread, b.topic_spread, b.topic_spread_sum, b.worst_topic) == (0, 12, 24, "orders")
+    even = {"c1": [TP("orders", p) for p in range(6)] + [TP("payments", p) for p in range(6)],
+            "c2": [TP("orders", p) for p in range(6, 12)] + [TP("payments", p) for p in range(6, 12)]}  # fmt: skip
+    assert (balance(even).topic_spread, balance(even).topic_spread_sum) == (0, 0)
+
+
+def test_topic_spread_counts_only_subscribers() -> None:
+    """With subscriptions, a member that does not subscribe to a topic does not count as holding 0 of it."""
+    a = {"x": [TP("o", 0), TP("o", 1), TP("o", 2)], "y": [TP("p", 0)], "z": [TP("o", 3)]}
+    subs: dict[str, Subscription | list[str]] = {"x": Subscription(["o"]), "y": Subscription(["p"]), "z": ["o", "p"]}
+    assert topic_spreads(a, subs) == {"o": 2, "p": 1}  # o: x 3, z 1; p: y 1, z 0
+    assert topic_spreads(a) == {"o": 3, "p": 1}  # everyone subscribes: o: x 3, y 0; p: y 1, x 0
+    b = balance(a, subs)
+    assert (b.topic_spread, b.topic_spread_sum, b.worst_topic) == (2, 3, "o")
+    # A subscribed topic nobody holds has spread 0; an unsubscribed holder still counts.
+    assert topic_spreads({"x": [TP("o", 0)]}, {"x": ["q"]}) == {"o": 0, "q": 0}
+    assert topic_spreads({"x": [TP("o", 0)], "y": []}, {"y": ["o"]}) == {"o": 1}
+
+
+def test_balance_worst_topic_tie_is_the_first_by_name() -> None:
+    a = {"x": [TP("b", 0), TP("a", 0)], "y": []}
+    assert balance(a).worst_topic == "a"
+    assert balance({"x": [], "y": []}) == Balance(2, 0, 0, 0, 0, 0.0, 0, 0, None)
+
+
+def test_weighted_load_by_hand() -> None:
+    """hot weighs 10 per partition, cold 1 except cold-2 (3); x: 10 + 1 + 1 = 12, y: 1 + 3 = 4, z: 0."""
+    a = {"x": [TP("hot", 0), TP("cold", 0), TP("cold", 3)], "y": [TP("cold", 1), TP("cold", 2)], "z": []}
+    w = weighted_load(a, {("hot", None): 10.0, ("cold", None): 1.0, ("cold", 2): 3.0})
+    assert w == WeightedLoad(members=3, total=16.0, max_load=12.0, min_load=0.0, spread=12.0, max_mean_ratio=2.25)
+    # Partitions without any weight count `default`.
+    assert weighted_load({"x": [TP("u", 0)], "y": [TP("hot", 0)]}, {("hot", None): 4.0}, default=2.0).spread == 2.0
+    assert weighted_load({}, {}) == WeightedLoad(0, 0.0, 0.0, 0.0, 0.0, 1.0)
+    assert weighted_load({"x": [TP("u", 0)]}, {}).max_mean_ratio == 1.0
+
+
+@pytest.mark.parametrize("bad", [-1.0, math.nan, math.inf])
+def test_weighted_load_rejects_bad_weights_naming_them(bad: float) -> None:
+    with pytest.raises(InvalidWeightError, match=r"weight of topic 'hot' partition 3 is"):
+        weighted_load({"x": [TP("hot", 3)]}, {("hot", 3): bad})
+    with pytest.raises(InvalidWeightError, match="topic 'cold' is"):
+        weighted_load({}, {("cold", None): bad})
+    with pytest.raises(AssignorError, match="default"):
+        weighted_load({}, {}, default=bad)
+
+
+def test_pause_cost_by_hand() -> None:
+    """12 partitions on survivors, 3 of them move, R = 5 s, H = 3 s."""
+    assert pause_partition_seconds("EAGER", moved=3, survivors_owned=12) == 12 * 5.0
+    assert pause_partition_seconds(RebalanceProtocol.EAGER, moved=3, survivors_owned=12, rebalance_seconds=2) == 24.0
+    assert pause_partition_seconds(RebalanceProtocol.COOPERATIVE, moved=3, survivors_owned=12) == 3 * 2 * 5.0
+    assert pause_partition_seconds("consumer", moved=3, survivors_owned=12, heartbeat_seconds=3) == 9.0
+    assert pause_partition_seconds(PauseProtocol.CONSUMER, moved=0, survivors_owned=12) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"rebalance_seconds": -1}, "rebalance_seconds is -1"),
+        ({"heartbeat_seconds": math.nan}, "heartbeat_seconds is nan"),
+        ({"moved": -2}, "moved is -2"),
+        ({"protocol": "LAZY"}, "protocol 'LAZY' is not one of EAGER, COOPERATIVE, CONSUMER"),
+    ],
+)
+def test_pause_cost_rejects_bad_input(kwargs: dict[str, Any], needle: str) -> None:
+    arguments: dict[str, Any] = {"protocol": "EAGER", "moved": 1, "survivors_owned": 1, **kwargs}
+    with pytest.raises(InvalidWeightError, match=re.escape(needle)):
+        pause_partition_seconds(**arguments)
+
+
+@given(groups(), st.data())
+def test_topic_spread_properties(group: Group, data: st.DataObject) -> None:
+    """Per-topic spreads against their definition; the worst is at most the sum; unsubscribed members don't count."""
+    result = RangeAssignor().assign(group.cluster, group.subscriptions)
+    spreads = topic_spreads(result, group.subscriptions)
+    for topic, spread in spreads.items():
+        held = [sum(tp.topic == topic for tp in result[m].partitions)
+                for m, s in group.subscriptions.items() if topic in s.topics]  # fmt: skip
+        assert spread == (max(held) - min(held) if held else 0)
+    b = balance(result, group.subscriptions)
+    assert b.topic_spread == max(spreads.values(), default=0) <= b.topic_spread_sum == sum(spreads.values())
+    reordered = dict(data.draw(st.permutations(list(result.items()))))
+    assert balance(reordered, group.subscriptions) == b  # independent of member order
+
+
+@given(groups(), st.dictionaries(st.sampled_from(["t0", "t1", "t2", "t3"]), st.floats(0, 1e6)))
+def test_weighted_load_properties(group: Group, per_topic: dict[str, float]) -> None:
+    """Unit weights give the partition counts; loads add up to the total; the ratio is at least 1."""
+    result = RangeAssignor().assign(group.cluster, group.subscriptions)
+    counts = balance(result)
+    topics = {tp.topic for a in result.values() for tp in a.partitions}
+    unit = weighted_load(result, {(t, None): 1.0 for t in topics})
+    assert (unit.max_load, unit.min_load, unit.total) == (counts.max_load, counts.min_load, counts.partitions)
+    w = weighted_load(result, {(t, None): v for t, v in per_topic.items()})
+    expected_total = sum(per_topic.get(tp.topic, 0.0) for a in result.values() for tp in a.partitions)
+    assert math.isclose(w.total, expected_total, rel_tol=1e-9, abs_tol=1e-9)
+    assert 0.0 <= w.min_load <= w.max_load
+    assert math.isclose(w.spread, w.max_load - w.min_load)
+    assert w.max_mean_ratio >= 1.0 - 1e-9
+    assert w.max_mean_ratio <= max(w.members, 1) + 1e-9  # one member carries everything at worst
+
+
+@given(groups(), groups(), st.floats(0, 600), st.floats(0, 60))
+def test_pause_cost_properties(first: Group, second: Group, rebalance_s: float, heartbeat_s: float) -> None:
+    """Cooperative pauses at most twice what eager does (moved is part of eager's revoked); nothing moved, no pause."""
+    before = RangeAssignor().assign(first.cluster, first.subscriptions)
+    after = RangeAssignor().assign(second.cluster, second.subscriptions)
+    m = movement(before, after)
+    eager, cooperative, consumer = (
+        pause_partition_seconds(
+            protocol,
+            moved=m.moved,
+            survivors_owned=m.revoked(RebalanceProtocol.EAGER),
+            rebalance_seconds=rebalance_s,
+            heartbeat_seconds=heartbeat_s,
+        )
+        for protocol in ("EAGER", "COOPERATIVE", "CONSUMER")
+    )
+    assert 0.0 <= cooperative <= 2 * eager + 1e-9
+    assert consumer == m.moved * heartbeat_s
+    if m.moved == 0:
+        assert cooperative == consumer == 0.0

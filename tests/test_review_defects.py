@@ -65,5 +65,5 @@ def test_decoders_refuse_an_empty_topic_in_owned_and_assigned_partitions() -> No
 
 def test_snapshot_empty_topic_with_racks_names_the_path() -> None:
     data = {"topics": {"": {"partitions": 2, "racks": [["a"], ["b"]]}}, "members": {"m": {"topics": [""]}}}
-    with pytest.raises(InvalidSubscriptionError, match=r"^topics: topic='' must be a non-empty string$"):
+    with pytest.raises(InvalidSubscriptionError, match=r"^topics: expected a non-empty string, got ''$"):
         parse_snapshot(data)

@@ -1,4 +1,4 @@
-"""Metrics of assignments: balance, movement between two assignments, validity.
+"""Metrics of assignments: balance, movement between two assignments, validity, weighted load, pause cost.
 
 These are pure functions over plain mappings; the tests, the benchmarks, the
 simulator and the Spark evaluation all measure with them.
@@ -15,6 +15,17 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import TypeAlias
 
+from assignors._load import (
+    DEFAULT_HEARTBEAT_SECONDS,
+    DEFAULT_REBALANCE_SECONDS,
+    InvalidWeightError,
+    PauseProtocol,
+    WeightedLoad,
+    Weights,
+    pause_partition_seconds,
+    topic_spreads,
+    weighted_load,
+)
 from assignors._model import (
     Assignment,
     Cluster,
@@ -27,14 +38,23 @@ from assignors._model import (
 )
 
 __all__ = [
+    "DEFAULT_HEARTBEAT_SECONDS",
+    "DEFAULT_REBALANCE_SECONDS",
     "AssignmentLike",
     "Balance",
+    "InvalidWeightError",
     "Movement",
+    "PauseProtocol",
     "Violation",
+    "WeightedLoad",
+    "Weights",
     "balance",
     "check_assignment",
     "movement",
     "owners",
+    "pause_partition_seconds",
+    "topic_spreads",
+    "weighted_load",
 ]
 
 AssignmentLike: TypeAlias = Mapping[MemberId, Assignment | Iterable[TopicPartition]]
@@ -69,6 +89,11 @@ class Balance:
         max_load: most partitions any member holds.
         spread: ``max_load - min_load``; 0 or 1 is perfectly balanced.
         stddev: population standard deviation of the loads.
+        topic_spread: the worst topic's spread: over topics, the largest ``max - min`` of its
+            subscribers' counts of that topic's partitions (see :func:`topic_spreads`).
+        topic_spread_sum: the sum of every topic's spread (what the sticky family minimises).
+        worst_topic: the topic with the largest spread (the first by name on a tie; None
+            when nothing is subscribed).
     """
 
     members: int
@@ -77,25 +102,45 @@ class Balance:
     max_load: int
     spread: int
     stddev: float
+    topic_spread: int = 0
+    topic_spread_sum: int = 0
+    worst_topic: str | None = None
 
 
-def balance(assignment: AssignmentLike) -> Balance:
-    """Measure the balance of an assignment.
+def balance(
+    assignment: AssignmentLike, subscriptions: Mapping[MemberId, Subscription | Collection[str]] | None = None
+) -> Balance:
+    """Measure the balance of an assignment, overall and per topic.
 
-    >>> from assignors import TopicPartition
-    >>> balance({"a": [TopicPartition("t", 0), TopicPartition("t", 1)], "b": [], "c": [TopicPartition("t", 2)]})
-    Balance(members=3, partitions=3, min_load=0, max_load=2, spread=2, stddev=0.816496580927726)
+    ``subscriptions`` says who subscribes to which topic, for the per-topic spread; without
+    it every member counts as a subscriber of every assigned topic (see :func:`topic_spreads`).
+
+    >>> from assignors import TopicPartition as TP
+    >>> balance({"a": [TP("t", 0), TP("t", 1)], "b": [], "c": [TP("t", 2)]})  # doctest: +NORMALIZE_WHITESPACE
+    Balance(members=3, partitions=3, min_load=0, max_load=2, spread=2, stddev=0.816496580927726,
+            topic_spread=2, topic_spread_sum=2, worst_topic='t')
     """
-    loads = [
-        len(value.partitions) if isinstance(value, Assignment) else len(list(value)) for value in assignment.values()
-    ]
+    sequences = [_sequence(value) for value in assignment.values()]
+    loads = list(map(len, sequences))
     if not loads:
         return Balance(0, 0, 0, 0, 0, 0.0)
     total = sum(loads)
     mean = total / len(loads)
-    variance = sum((load - mean) ** 2 for load in loads) / len(loads)
+    variance = math.fsum((load - mean) ** 2 for load in loads) / len(loads)  # exact: independent of member order
     low, high = min(loads), max(loads)
-    return Balance(len(loads), total, low, high, high - low, math.sqrt(variance))
+    spreads = topic_spreads(dict(zip(assignment.keys(), sequences, strict=True)), subscriptions)
+    worst = max(spreads, key=spreads.__getitem__, default=None)  # first topic by name among the largest
+    return Balance(
+        len(loads),
+        total,
+        low,
+        high,
+        high - low,
+        math.sqrt(variance),
+        spreads[worst] if worst is not None else 0,
+        sum(spreads.values()),
+        worst,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from typing import Any
 
 from assignors import AssignorError, Cluster, RebalanceProtocol, Subscription, TopicPartition, get_assignor
 from assignors import parse_topic_partition as parse_tp
-from assignors.metrics import balance, check_assignment, movement
+from assignors.metrics import balance, check_assignment, movement, pause_partition_seconds
 from spark_udfs.replay import OUTPUT_COLUMNS, MemberRow, TopicHistory
 
 __all__ = [
@@ -147,14 +147,21 @@ def actual_rows(
             "rounds": 1,
             "valid": _valid(snapshot, subs, counts),
             "error": None,
+            "topic_spread": loads.topic_spread,
+            "topic_spread_sum": loads.topic_spread_sum,
+            "pause_partition_seconds": 0.0,
         }
         if previous is not None:
             moves = movement(previous.assignment, snapshot.assignment, members_after=snapshot.assignment.keys())
             revoked_under = RebalanceProtocol.EAGER if protocol == "EAGER" else RebalanceProtocol.COOPERATIVE
             row.update(moved=moves.moved, orphaned=moves.orphaned, revoked=moves.revoked(revoked_under))
             row["rounds"] = 2 if protocol != "EAGER" and moves.moved else 1
+            survivors = moves.revoked(RebalanceProtocol.EAGER)
+            row["pause_partition_seconds"] = pause_partition_seconds(
+                protocol, moved=moves.moved, survivors_owned=survivors
+            )
             if not row["rebalanced"]:
-                row.update(moved=0, orphaned=0, revoked=0, rounds=0)
+                row.update(moved=0, orphaned=0, revoked=0, rounds=0, pause_partition_seconds=0.0)
         rows.append(row)
         previous = snapshot
     return rows

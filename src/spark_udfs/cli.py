@@ -1,6 +1,7 @@
 """The Spark commands of ``assignors``: ``evaluate`` and ``demo``.
 
-``assignors evaluate --membership PATH --topics PATH --out DIR [--strategies ...] [--master URL | --remote sc://HOST:PORT]``
+``assignors evaluate --membership PATH --topics PATH --out DIR [--weights PATH] [--rank-by FIGURE,...]
+[--rebalance-seconds S] [--heartbeat-seconds S] [--strategies ...] [--master URL | --remote sc://HOST:PORT]``
 replays membership histories on Spark and writes the evaluation and ``report.html``;
 ``assignors demo [--out DIR]`` does it on a generated sample history.
 
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from assignors import assignor_names
+from assignors import AssignorError, assignor_names
 from assignors.cli import CliError
 from assignors.cli import main as assignors_main
 
@@ -64,10 +66,23 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             from assignors.offsets_topic import ACTUAL_COLUMNS
 
             actual = job.read_table(spark, args.actual, ACTUAL_COLUMNS)
+        weights = None
+        if args.weights:
+            from spark_udfs.costs import WEIGHTS_COLUMNS
+
+            weights = job.read_table(spark, args.weights, WEIGHTS_COLUMNS)
         summary = job.run_evaluation(
-            spark, membership, topics, args.out, strategies=args.strategies, actual=actual, report=args.report
+            spark,
+            membership,
+            topics,
+            args.out,
+            strategies=args.strategies,
+            actual=actual,
+            report=args.report,
+            weights=weights,
+            **_costs(args),
         )
-    except (SchemaError, FileNotFoundError) as error:
+    except (SchemaError, FileNotFoundError, AssignorError) as error:
         raise CliError(str(error)) from None
     job.print_summary(summary, args.out, report=args.report)
     return 0
@@ -79,9 +94,62 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     spark = _session(args)
     print(f"generating a sample history of {args.groups} groups x {args.snapshots} snapshots; evaluating on Spark")
-    summary = job.run_demo(spark, args.out, groups=args.groups, snapshots=args.snapshots, report=args.report)
+    summary = job.run_demo(
+        spark, args.out, groups=args.groups, snapshots=args.snapshots, report=args.report, **_costs(args)
+    )
     job.print_summary(summary, args.out, report=args.report)
     return 0
+
+
+def _costs(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "rank_by": args.rank_by,
+        "rebalance_seconds": args.rebalance_seconds,
+        "heartbeat_seconds": args.heartbeat_seconds,
+    }
+
+
+def _rank_by(text: str) -> tuple[str, ...]:
+    from spark_udfs.ranking import RankingError, parse_rank_by  # standard library only
+
+    try:
+        return parse_rank_by(text)
+    except RankingError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        msg = f"{text!r} is not a number of seconds >= 0"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _add_score_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rank-by",
+        type=_rank_by,
+        default=("pause", "imbalance", "moved"),
+        metavar="FIGURE,...",
+        help="the ranking's score, lower is better, compared in order (default: pause,imbalance,moved); figures: "
+        "pause, imbalance, moved, revoked, orphaned, topic_spread, load_spread, rounds, invalid, assign_ms",
+    )
+    parser.add_argument(
+        "--rebalance-seconds",
+        type=_seconds,
+        default=5.0,
+        help="how long one rebalance round stops a group, for the pause cost (default: 5)",
+    )
+    parser.add_argument(
+        "--heartbeat-seconds",
+        type=_seconds,
+        default=5.0,
+        help="the consumer protocol's heartbeat interval (KIP-848), for its pause cost (default: 5)",
+    )
 
 
 def _add_session_options(parser: argparse.ArgumentParser, default: str) -> None:
@@ -105,6 +173,11 @@ def register_evaluate(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     evaluate.add_argument(
         "--strategies", nargs="+", choices=assignor_names(), default=list(assignor_names()), help="default: all"
     )
+    evaluate.add_argument(
+        "--weights",
+        help="partition weights (e.g. bytes/s): topic, partition (empty: every partition), weight, valid_from",
+    )
+    _add_score_options(evaluate)
     _add_session_options(evaluate, "the active session, else local[*]")
     evaluate.set_defaults(run=_cmd_evaluate)
 
@@ -115,6 +188,7 @@ def register_demo(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     demo.add_argument("--out", default="demo-output", help="output directory (default: demo-output)")
     demo.add_argument("--groups", type=int, default=300, help="number of groups (default: 300)")
     demo.add_argument("--snapshots", type=int, default=48, help="snapshots per group (default: 48)")
+    _add_score_options(demo)
     _add_session_options(demo, "the active session, else local[*]")
     demo.set_defaults(run=_cmd_demo)
 

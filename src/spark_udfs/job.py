@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import unquote, urlparse
 
+from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS
+from spark_udfs.costs import WEIGHTS_COLUMNS
+from spark_udfs.ranking import DEFAULT_RANK_BY
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
 from spark_udfs.session import is_connect
@@ -151,6 +154,10 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     report: str | None = None,
     progress: TextIO | bool | None = True,
     actual: DataFrame | None = None,
+    weights: DataFrame | None = None,
+    rank_by: Sequence[str] = DEFAULT_RANK_BY,
+    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
 ) -> Summary:
     """Evaluate, write ``out/evaluation`` (Parquet, through Spark: any URI) and the HTML report; returns the summary.
 
@@ -158,7 +165,15 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     (the recorded assignments), the strategy ``actual`` joins the evaluation and ``out/self_check``
     holds the range/roundrobin self-check.
     """
-    evaluation = evaluate_history(membership, topics, strategies=strategies, actual=actual)
+    evaluation = evaluate_history(
+        membership,
+        topics,
+        strategies=strategies,
+        actual=actual,
+        weights=weights,
+        rebalance_seconds=rebalance_seconds,
+        heartbeat_seconds=heartbeat_seconds,
+    )
     target = join_uri(out, "evaluation")
     with _progress(spark, where=progress):
         evaluation.write.mode("overwrite").parquet(target)
@@ -167,7 +182,16 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
 
         _, checks = evaluate_actual(membership, topics, actual)
         checks.write.mode("overwrite").parquet(join_uri(out, "self_check"))
-    summary = summarize(spark.read.parquet(target))
+    note = (
+        f"Pause cost assumes a rebalance round stops a group for {rebalance_seconds:g} s and the consumer "
+        f"protocol's heartbeat interval is {heartbeat_seconds:g} s. "
+        + (
+            "Load is weighted by the weights table."
+            if weights is not None
+            else "No weights table: load is counted in partitions."
+        )
+    )
+    summary = summarize(spark.read.parquet(target), membership, rank_by=rank_by, notes=[note])
     html = report_path(out, report)
     html.parent.mkdir(parents=True, exist_ok=True)
     html.write_text(render_html(summary), encoding="utf-8")
@@ -182,19 +206,34 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
     snapshots: int = 48,
     report: str | None = None,
     progress: TextIO | bool | None = True,
+    rank_by: Sequence[str] = DEFAULT_RANK_BY,
+    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
 ) -> Summary:
-    """Generate the sample history, save it under ``out/input`` and evaluate it into ``out``."""
+    """Generate the sample history (with topic weights), save it under ``out/input`` and evaluate it into ``out``."""
     from spark_udfs.sample import generate_history
 
     history = generate_history(groups, snapshots)
     membership = spark.createDataFrame(history.membership, ddl(MEMBERSHIP_COLUMNS))
     topics = spark.createDataFrame(history.topics, ddl(TOPICS_COLUMNS))
+    weights = spark.createDataFrame(history.weights, ddl(WEIGHTS_COLUMNS))
     inputs = join_uri(out, "input")
-    membership.write.mode("overwrite").parquet(join_uri(inputs, "membership"))
-    topics.write.mode("overwrite").parquet(join_uri(inputs, "topics"))
-    membership = spark.read.parquet(join_uri(inputs, "membership"))
-    topics = spark.read.parquet(join_uri(inputs, "topics"))
-    return run_evaluation(spark, membership, topics, out, report=report, progress=progress)
+    tables = {"membership": membership, "topics": topics, "weights": weights}
+    for name, table in tables.items():
+        table.write.mode("overwrite").parquet(join_uri(inputs, name))
+    saved = {name: spark.read.parquet(join_uri(inputs, name)) for name in tables}
+    return run_evaluation(
+        spark,
+        saved["membership"],
+        saved["topics"],
+        out,
+        report=report,
+        progress=progress,
+        weights=saved["weights"],
+        rank_by=rank_by,
+        rebalance_seconds=rebalance_seconds,
+        heartbeat_seconds=heartbeat_seconds,
+    )
 
 
 def print_summary(summary: Summary, out: str, stream: TextIO | None = None, *, report: str | None = None) -> None:

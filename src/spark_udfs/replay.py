@@ -1,5 +1,7 @@
 """Replay one consumer group's membership history under each strategy (pure Python; no JVM).
 
+(Over 450 lines: input checks, the replay and its pandas frame belong to one contract, the output columns.)
+
 The Spark job calls :func:`replay_frame` once per group (``groupBy("group_id").applyInPandas``);
 tests and the plain-Python benchmark call :func:`replay_group` directly. Both give the
 rows of the evaluation output, whose columns and definitions are in ``OUTPUT_COLUMNS``
@@ -24,8 +26,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assignors import AssignorError, Cluster, RebalanceProtocol, Subscription, assignor_names, get_assignor
-from assignors.metrics import balance, check_assignment, movement
+from assignors.metrics import (
+    balance,
+    check_assignment,
+    movement,
+    pause_partition_seconds,
+    weighted_load,
+)
 from assignors.rebalance import preferred_protocol, rebalance
+from spark_udfs.costs import DEFAULT_TIMING, WEIGHTS_COLUMNS, PauseTiming, WeightHistory
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -42,9 +51,12 @@ __all__ = [
     "OUTPUT_COLUMNS",
     "STRATEGIES",
     "TOPICS_COLUMNS",
+    "WEIGHTS_COLUMNS",
     "GroupDataError",
     "MemberRow",
+    "PauseTiming",
     "TopicHistory",
+    "WeightHistory",
     "ddl",
     "replay_frame",
     "replay_group",
@@ -86,7 +98,15 @@ OUTPUT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("valid", "boolean"),
     ("error", "string"),
     ("assign_ms", "double"),
+    ("topic_spread", "int"),
+    ("topic_spread_sum", "int"),
+    ("weighted_max_load", "double"),
+    ("weighted_min_load", "double"),
+    ("weighted_spread", "double"),
+    ("weighted_max_mean_ratio", "double"),
+    ("pause_partition_seconds", "double"),
 )
+_WEIGHTED = ("weighted_max_load", "weighted_min_load", "weighted_spread", "weighted_max_mean_ratio")
 DETAIL_COLUMNS: tuple[tuple[str, str], ...] = (
     ("group_id", "string"),
     ("snapshot_ts", "timestamp"),
@@ -275,18 +295,20 @@ class _StrategyState:
     row: Row | None = None
 
 
-def replay_group(
+def replay_group(  # noqa: PLR0913 - the replay's options
     group_id: str | None,
     rows: Sequence[MemberRow],
     history: TopicHistory,
     strategies: Sequence[str] = STRATEGIES,
     *,
     detail: bool = False,
+    weights: WeightHistory | None = None,
+    timing: PauseTiming = DEFAULT_TIMING,
 ) -> tuple[list[Row], list[Row]]:
     """Replay one group; returns its output rows and (with ``detail``) its per-member rows.
 
-    Bad input never raises: the group's rows carry ``error`` (one row per snapshot and
-    strategy, metrics empty) and no detail.
+    Without ``weights`` the weighted columns are null. Bad input never raises: the group's
+    rows carry ``error`` (one row per snapshot and strategy, metrics empty) and no detail.
     """
     try:
         group = _check_group_id(group_id)
@@ -294,7 +316,7 @@ def replay_group(
         output: list[Row] = []
         members_out: list[Row] = []
         for name in strategies:
-            rows_out, detail_out = _replay_strategy(group, snapshots, name, detail=detail)
+            rows_out, detail_out = _replay_strategy(group, snapshots, name, _Options(detail, weights, timing))
             output.extend(rows_out)
             members_out.extend(detail_out)
     except (GroupDataError, AssignorError) as error:
@@ -312,9 +334,30 @@ def _check_group_id(group_id: str | None) -> str:
     return group_id
 
 
+@dataclass(frozen=True, slots=True)
+class _Options:
+    detail: bool
+    weights: WeightHistory | None
+    timing: PauseTiming
+
+
+def _weighted(snapshot: _Snapshot, assignment: Mapping[str, Sequence[TopicPartition]], options: _Options) -> Row:
+    """The weighted columns of ``assignment`` at ``snapshot`` (null without weights)."""
+    if options.weights is None:
+        return dict.fromkeys(_WEIGHTED)
+    load = weighted_load(assignment, options.weights.at(snapshot.ts, snapshot.counts))
+    return {
+        "weighted_max_load": load.max_load,
+        "weighted_min_load": load.min_load,
+        "weighted_spread": load.spread,
+        "weighted_max_mean_ratio": load.max_mean_ratio,
+    }
+
+
 def _replay_strategy(
-    group_id: str, snapshots: Sequence[_Snapshot], name: str, *, detail: bool
+    group_id: str, snapshots: Sequence[_Snapshot], name: str, options: _Options
 ) -> tuple[list[Row], list[Row]]:
+    detail = options.detail
     assignor = get_assignor(name)
     state = _StrategyState(name, preferred_protocol(assignor))
     output: list[Row] = []
@@ -324,12 +367,14 @@ def _replay_strategy(
     for snapshot in snapshots:
         if snapshot.key == previous_key and state.row is not None and state.assignment is not None:
             carried = {**state.row, "snapshot_ts": snapshot.ts, "rebalanced": False}
-            carried.update(moved=0, orphaned=0, revoked=0, rounds=0, assign_ms=0.0)
+            carried.update(moved=0, orphaned=0, revoked=0, rounds=0, assign_ms=0.0, pause_partition_seconds=0.0)
+            if options.weights is not None:  # weights change over time even when the group does not
+                carried.update(_weighted(snapshot, state.assignment, options))
             output.append(carried)
         else:
             if cluster is None or cluster.partitions_per_topic != snapshot.counts:
                 cluster = Cluster(snapshot.counts)
-            output.append(_rebalance_row(group_id, snapshot, state, assignor, cluster))
+            output.append(_rebalance_row(group_id, snapshot, state, assignor, cluster, options))
         previous_key = snapshot.key
         if detail and state.assignment is not None:
             members_out.extend(
@@ -345,7 +390,9 @@ def _replay_strategy(
     return output, members_out
 
 
-def _rebalance_row(group_id: str, snapshot: _Snapshot, state: _StrategyState, assignor: Any, cluster: Cluster) -> Row:
+def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
+    group_id: str, snapshot: _Snapshot, state: _StrategyState, assignor: Any, cluster: Cluster, options: _Options
+) -> Row:
     by_member = {member_id: (identity, s) for identity, (member_id, s) in snapshot.members.items()}
     subscriptions = {member_id: s for member_id, (_, s) in by_member.items()}
     before = state.assignment or {}
@@ -354,7 +401,7 @@ def _rebalance_row(group_id: str, snapshot: _Snapshot, state: _StrategyState, as
     final = result.assignment
     after = {identity: final[member_id].partitions for member_id, (identity, _) in by_member.items()}
     moves = movement(before, after, members_after=after.keys())
-    loads = balance(after)
+    loads = balance(after, {identity: s for identity, (_, s) in snapshot.members.items()})
     valid = not check_assignment(cluster, subscriptions, final)
     first = state.assignment is None
     state.assignment = after
@@ -380,6 +427,18 @@ def _rebalance_row(group_id: str, snapshot: _Snapshot, state: _StrategyState, as
         "valid": valid,
         "error": None,
         "assign_ms": result.assign_seconds * 1000.0,
+        "topic_spread": loads.topic_spread,
+        "topic_spread_sum": loads.topic_spread_sum,
+        **_weighted(snapshot, after, options),
+        "pause_partition_seconds": 0.0
+        if first
+        else pause_partition_seconds(
+            state.protocol.name,
+            moved=moves.moved,
+            survivors_owned=moves.revoked(RebalanceProtocol.EAGER),
+            rebalance_seconds=options.timing.rebalance_seconds,
+            heartbeat_seconds=options.timing.heartbeat_seconds,
+        ),
     }
     state.row = row
     return row
@@ -456,8 +515,14 @@ def member_rows(frame: pd.DataFrame) -> list[MemberRow]:
     ]
 
 
-def replay_frame(
-    frame: pd.DataFrame, history: TopicHistory, strategies: Sequence[str] = STRATEGIES, *, detail: bool = False
+def replay_frame(  # noqa: PLR0913 - the replay's options
+    frame: pd.DataFrame,
+    history: TopicHistory,
+    strategies: Sequence[str] = STRATEGIES,
+    *,
+    detail: bool = False,
+    weights: WeightHistory | None = None,
+    timing: PauseTiming = DEFAULT_TIMING,
 ) -> pd.DataFrame:
     """The ``applyInPandas`` body: one group's membership rows in, its output rows out.
 
@@ -467,7 +532,9 @@ def replay_frame(
     import pandas as pd
 
     group_id = _value(frame["group_id"].iloc[0]) if len(frame) else None
-    output, members = replay_group(group_id, member_rows(frame), history, strategies, detail=detail)
+    output, members = replay_group(
+        group_id, member_rows(frame), history, strategies, detail=detail, weights=weights, timing=timing
+    )
     result = rows_to_frame(output, OUTPUT_COLUMNS)
     if detail:
         nested: dict[tuple[Any, str], list[dict[str, Any]]] = {}

@@ -1,111 +1,92 @@
-"""The evaluation's summary and a self-contained HTML report (inline SVG charts, no scripts)."""
+"""The evaluation's summary, aggregated on Spark; its HTML and plain-text forms.
+
+:func:`summarize` reduces the evaluation output (any size) to a :class:`Summary` small
+enough for one HTML page: the ranked strategies, distributions as quantiles, a timeline
+bucketed to at most ``MAX_POINTS`` points, a table of the groups and a drill-down into
+the groups with the most pause cost. :func:`render_html` (:mod:`spark_udfs.report_html`)
+draws it with plotly; :func:`render_text` prints the ranking.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-import html
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+import math
+from typing import TYPE_CHECKING
+
+from spark_udfs.ranking import DEFAULT_RANK_BY, StrategySummary, parse_rank_by, rank
+from spark_udfs.report_html import render_html
+from spark_udfs.summary import (
+    DISTRIBUTIONS,
+    MAX_POINTS,
+    PERCENTS,
+    DrillDown,
+    GroupFigures,
+    Quantiles,
+    Summary,
+    TimePoint,
+    member_events,
+    render_text,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
-__all__ = ["StrategySummary", "Summary", "render_html", "render_text", "summarize"]
-
-_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
-
-
-@dataclass(frozen=True, slots=True)
-class StrategySummary:
-    """One strategy over the whole history."""
-
-    strategy: str
-    rebalances: int
-    moved: int
-    orphaned: int
-    revoked: int
-    rounds: int
-    worst_spread: int
-    mean_stddev: float
-    invalid: int
-    assign_ms: float
-
-    @property
-    def churn(self) -> int:
-        """Partitions that changed hands or were given up: ``moved + revoked``."""
-        return self.moved + self.revoked
+__all__ = [
+    "DrillDown",
+    "GroupFigures",
+    "Quantiles",
+    "StrategySummary",
+    "Summary",
+    "TimePoint",
+    "render_html",
+    "render_text",
+    "summarize",
+]
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
-    """What the report shows, collected from the evaluation output (small)."""
-
-    groups: int
-    snapshots: int
-    error_groups: list[tuple[str | None, str]]
-    strategies: list[StrategySummary]  # ranked: least churn first, then least worst imbalance
-    timeline: dict[str, list[tuple[dt.datetime, int, int, float]]]  # strategy -> (ts, moved, revoked, mean spread)
-    top_groups: list[tuple[str, str, int, int]]  # (group, strategy, revoked, moved)
-
-
-def summarize(evaluation: DataFrame, *, top: int = 10) -> Summary:
-    """Aggregate the evaluation output on Spark and collect the small result."""
+def _imbalance() -> Column:
+    """Per row: the weighted max/mean ratio when present, else max_load / (assigned / members)."""
     from pyspark.sql import functions as sf
 
-    ok = evaluation.where(sf.col("error").isNull())
-    per_strategy = (
-        ok.groupBy("strategy")
-        .agg(
-            sf.sum(sf.col("rebalanced").cast("int")).alias("rebalances"),
-            sf.sum("moved").alias("moved"),
-            sf.sum("orphaned").alias("orphaned"),
-            sf.sum("revoked").alias("revoked"),
-            sf.sum("rounds").alias("rounds"),
-            sf.max("load_spread").alias("worst_spread"),
-            sf.avg("load_stddev").alias("mean_stddev"),
-            sf.sum((~sf.col("valid")).cast("int")).alias("invalid"),
-            sf.sum("assign_ms").alias("assign_ms"),
-        )
-        .collect()
+    plain = sf.when(sf.col("assigned") > 0, sf.col("max_load") * sf.col("members") / sf.col("assigned")).otherwise(
+        sf.lit(1.0)
     )
-    strategies = sorted(
-        (
-            StrategySummary(
-                r["strategy"],
-                int(r["rebalances"] or 0),
-                int(r["moved"] or 0),
-                int(r["orphaned"] or 0),
-                int(r["revoked"] or 0),
-                int(r["rounds"] or 0),
-                int(r["worst_spread"] or 0),
-                float(r["mean_stddev"] or 0.0),
-                int(r["invalid"] or 0),
-                float(r["assign_ms"] or 0.0),
-            )
-            for r in per_strategy
-        ),
-        key=lambda s: (s.churn, s.worst_spread, s.strategy),
-    )
-    timeline: dict[str, list[tuple[dt.datetime, int, int, float]]] = {}
-    points = (
-        ok.groupBy("strategy", "snapshot_ts")
-        .agg(sf.sum("moved").alias("moved"), sf.sum("revoked").alias("revoked"), sf.avg("load_spread").alias("spread"))
-        .orderBy("strategy", "snapshot_ts")
-        .collect()
-    )
-    for r in points:
-        timeline.setdefault(r["strategy"], []).append(
-            (r["snapshot_ts"], int(r["moved"] or 0), int(r["revoked"] or 0), float(r["spread"] or 0.0))
-        )
-    churn = (
-        ok.groupBy("group_id", "strategy")
-        .agg(sf.sum("revoked").alias("revoked"), sf.sum("moved").alias("moved"))
-        .orderBy(sf.desc("revoked"), sf.desc("moved"), "group_id", "strategy")
-        .limit(top)
-        .collect()
-    )
+    return sf.coalesce(sf.col("weighted_max_mean_ratio"), plain.cast("double"))
+
+
+def summarize(  # noqa: PLR0913 - the report's options
+    evaluation: DataFrame,
+    membership: DataFrame | None = None,
+    *,
+    rank_by: Sequence[str] = DEFAULT_RANK_BY,
+    top: int = 5,
+    group_limit: int = 2000,
+    notes: Sequence[str] = (),
+) -> Summary:
+    """Aggregate the evaluation output on Spark and collect the small result.
+
+    Args:
+        evaluation: the output of ``evaluate_history``.
+        membership: its input, for the drill-down's member timelines (omitted: none).
+        rank_by: the figures of the score, in order (see :mod:`spark_udfs.ranking`).
+        top: how many groups the drill-down shows (the most pause cost over all strategies).
+        group_limit: rows of the groups table (group x strategy, most pause cost first).
+        notes: sentences shown under the report's title.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as sf
+
+    keys = parse_rank_by(rank_by)
+    ok = evaluation.where(sf.col("error").isNull()).withColumn("imbalance", _imbalance())
+    first = sf.col("snapshot_ts") == sf.min("snapshot_ts").over(Window.partitionBy("group_id", "strategy"))
+    ok = ok.withColumn("later_rebalance", sf.col("rebalanced") & ~first)
+    strategies = rank(_strategies(ok), keys)
+    counts = evaluation.agg(
+        sf.countDistinct("group_id").alias("groups"),
+        sf.countDistinct("group_id", "snapshot_ts").alias("snapshots"),
+    ).collect()[0]
     errors = (
         evaluation.where(sf.col("error").isNotNull())
         .groupBy("group_id")
@@ -113,132 +94,195 @@ def summarize(evaluation: DataFrame, *, top: int = 10) -> Summary:
         .orderBy("group_id")
         .collect()
     )
-    counts = evaluation.agg(
-        sf.countDistinct("group_id").alias("groups"),
-        sf.countDistinct("group_id", "snapshot_ts").alias("snapshots"),
-    ).collect()[0]
+    table, total = _group_table(ok, group_limit)
     return Summary(
-        int(counts["groups"]),
-        int(counts["snapshots"]),
-        [(r["group_id"], r["error"]) for r in errors],
-        strategies,
-        timeline,
-        [(r["group_id"], r["strategy"], int(r["revoked"] or 0), int(r["moved"] or 0)) for r in churn],
+        groups=int(counts["groups"]),
+        snapshots=int(counts["snapshots"]),
+        error_groups=[(r["group_id"], r["error"]) for r in errors],
+        strategies=strategies,
+        rank_by=keys,
+        timeline=_timeline(ok),
+        distributions=_distributions(ok),
+        group_table=table,
+        group_count=total,
+        drilldown=_drilldown(ok, membership, top),
+        notes=list(notes),
     )
 
 
-def render_text(summary: Summary) -> str:
-    """A short plain-text summary for the terminal."""
-    lines = [
-        f"{summary.groups} groups, {summary.snapshots} snapshots, {len(summary.error_groups)} groups with input errors",
-        "",
-        f"{'rank':<5}{'strategy':<20}{'moved':>9}{'revoked':>9}{'orphaned':>9}{'worst spread':>13}{'invalid':>8}",
-    ]
-    for rank, s in enumerate(summary.strategies, 1):
-        lines.append(
-            f"{rank:<5}{s.strategy:<20}{s.moved:>9}{s.revoked:>9}{s.orphaned:>9}{s.worst_spread:>13}{s.invalid:>8}"
+def _strategies(ok: DataFrame) -> list[StrategySummary]:
+    from pyspark.sql import functions as sf
+
+    rows = (
+        ok.groupBy("strategy")
+        .agg(
+            sf.first("protocol").alias("protocol"),
+            sf.sum(sf.col("rebalanced").cast("int")).alias("rebalances"),
+            sf.sum("pause_partition_seconds").alias("pause"),
+            sf.max("imbalance").alias("imbalance"),
+            sf.sum("moved").alias("moved"),
+            sf.sum("revoked").alias("revoked"),
+            sf.sum("orphaned").alias("orphaned"),
+            sf.max("topic_spread").alias("topic_spread"),
+            sf.max("load_spread").alias("load_spread"),
+            sf.sum("rounds").alias("rounds"),
+            sf.sum((~sf.col("valid")).cast("int")).alias("invalid"),
+            sf.sum("assign_ms").alias("assign_ms"),
+            sf.max(sf.col("weighted_max_mean_ratio").isNotNull().cast("int")).alias("weighted"),
         )
-    return "\n".join(lines)
-
-
-def _chart(title: str, series: dict[str, list[tuple[dt.datetime, float]]], width: int = 860, height: int = 220) -> str:
-    """An inline SVG line chart of one measure per strategy over time."""
-    left, right, top, bottom = 56, 150, 28, 30
-    all_points = [p for points in series.values() for p in points]
-    if not all_points:
-        return f"<h3>{html.escape(title)}</h3><p>No data.</p>"
-    times = sorted({t for t, _ in all_points})
-    t0, t1 = times[0], times[-1]
-    span = (t1 - t0).total_seconds() or 1.0
-    peak = max(v for _, v in all_points) or 1.0
-
-    def x(t: dt.datetime) -> float:
-        return left + (width - left - right) * (t - t0).total_seconds() / span
-
-    def y(v: float) -> float:
-        return top + (height - top - bottom) * (1 - v / peak)
-
-    parts = [
-        (
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-            f'aria-label="{html.escape(title)}">'
-        ),
-        f'<text x="{left}" y="16" font-size="13" font-weight="bold">{html.escape(title)}</text>',
-        f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="#999"/>',
-        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="#999"/>',
-        f'<text x="{left - 6}" y="{top + 4}" font-size="10" text-anchor="end">{peak:g}</text>',
-        f'<text x="{left - 6}" y="{height - bottom}" font-size="10" text-anchor="end">0</text>',
-        f'<text x="{left}" y="{height - 10}" font-size="10">{t0:%Y-%m-%d %H:%M}</text>',
-        f'<text x="{width - right}" y="{height - 10}" font-size="10" text-anchor="end">{t1:%Y-%m-%d %H:%M}</text>',
-    ]
-    for index, (name, points) in enumerate(sorted(series.items())):
-        color = _COLORS[index % len(_COLORS)]
-        path = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in sorted(points))
-        parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.5" points="{path}"/>')
-        legend_y = top + 14 * index
-        parts.append(
-            f'<rect x="{width - right + 12}" y="{legend_y}" width="10" height="10" fill="{color}"/>'
-            f'<text x="{width - right + 26}" y="{legend_y + 9}" font-size="11">{html.escape(name)}</text>'
+        .collect()
+    )
+    return [
+        StrategySummary(
+            strategy=r["strategy"],
+            protocol=r["protocol"] or "",
+            rebalances=int(r["rebalances"] or 0),
+            pause=float(r["pause"] or 0.0),
+            imbalance=float(r["imbalance"] or 1.0),
+            moved=int(r["moved"] or 0),
+            revoked=int(r["revoked"] or 0),
+            orphaned=int(r["orphaned"] or 0),
+            topic_spread=int(r["topic_spread"] or 0),
+            load_spread=int(r["load_spread"] or 0),
+            rounds=int(r["rounds"] or 0),
+            invalid=int(r["invalid"] or 0),
+            assign_ms=float(r["assign_ms"] or 0.0),
+            weighted=bool(r["weighted"]),
         )
-    parts.append("</svg>")
-    return "".join(parts)
+        for r in rows
+    ]
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+def _timeline(ok: DataFrame) -> dict[str, list[TimePoint]]:
+    from pyspark.sql import functions as sf
 
-
-def render_html(summary: Summary, *, title: str = "Kafka assignor evaluation") -> str:
-    """The self-contained report: ranking, charts over time, churn leaders, input errors."""
-    ranking = _table(
-        ["rank", "strategy", "churn (moved+revoked)", "moved", "revoked", "orphaned", "rebalances", "rounds",
-         "worst load spread", "mean load stddev", "invalid", "assign ms"],
-        [
-            [rank, s.strategy, s.churn, s.moved, s.revoked, s.orphaned, s.rebalances, s.rounds, s.worst_spread,
-             f"{s.mean_stddev:.3f}", s.invalid, f"{s.assign_ms:.0f}"]
-            for rank, s in enumerate(summary.strategies, 1)
-        ],
-    )  # fmt: skip
-    moved = {name: [(t, float(m)) for t, m, _, _ in pts] for name, pts in summary.timeline.items()}
-    revoked = {name: [(t, float(r)) for t, _, r, _ in pts] for name, pts in summary.timeline.items()}
-    spread = {name: [(t, s) for t, _, _, s in pts] for name, pts in summary.timeline.items()}
-    leaders = _table(["group", "strategy", "revoked", "moved"], summary.top_groups)
-    errors = (
-        _table(["group", "error"], [[g if g is not None else "(null)", e] for g, e in summary.error_groups])
-        if summary.error_groups
-        else "<p>None: every group was evaluated.</p>"
+    seconds = sf.col("snapshot_ts").cast("long")
+    bounds = ok.agg(sf.min(seconds).alias("lo"), sf.max(seconds).alias("hi")).collect()[0]
+    if bounds["lo"] is None:
+        return {}
+    bucket = max(1, math.ceil((int(bounds["hi"]) - int(bounds["lo"]) + 1) / MAX_POINTS))
+    start = sf.timestamp_seconds(sf.floor(seconds / bucket) * bucket) if bucket > 1 else sf.col("snapshot_ts")
+    rows = (
+        ok.withColumn("bucket", start)
+        .groupBy("strategy", "bucket")
+        .agg(
+            sf.sum("moved").alias("moved"),
+            sf.sum("revoked").alias("revoked"),
+            sf.sum("pause_partition_seconds").alias("pause"),
+            sf.avg("load_spread").alias("load_spread"),
+            sf.max("topic_spread").alias("topic_spread"),
+            sf.avg("imbalance").alias("imbalance"),
+        )
+        .orderBy("strategy", "bucket")
+        .collect()
     )
-    from spark_udfs.offsets import actual_headline
+    timeline: dict[str, list[TimePoint]] = {}
+    for r in rows:
+        timeline.setdefault(r["strategy"], []).append(
+            TimePoint(
+                r["bucket"],
+                int(r["moved"] or 0),
+                int(r["revoked"] or 0),
+                float(r["pause"] or 0.0),
+                float(r["load_spread"] or 0.0),
+                int(r["topic_spread"] or 0),
+                float(r["imbalance"] or 1.0),
+            )
+        )
+    return timeline
 
-    headline = actual_headline(summary.strategies)
-    style = (
-        "body{font-family:system-ui,sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0}"
-        "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
-        "td:nth-child(2),td:first-child{text-align:left}svg{display:block;margin:12px 0}"
+
+def _distributions(ok: DataFrame) -> dict[str, dict[str, Quantiles]]:
+    """Per strategy and measure, 101 quantiles; per-rebalance measures leave out each group's first snapshot."""
+    from pyspark.sql import functions as sf
+
+    result: dict[str, dict[str, Quantiles]] = {}
+    for measure, (scope, _) in DISTRIBUTIONS.items():
+        rows = ok.where(sf.col("later_rebalance")) if scope == "per rebalance" else ok
+        collected = (
+            rows.groupBy("strategy")
+            .agg(
+                sf.count(measure).alias("n"),
+                sf.percentile_approx(sf.col(measure).cast("double"), list(PERCENTS), 10000).alias("q"),
+            )
+            .collect()
+        )
+        for r in collected:
+            if r["q"] is not None and r["n"]:
+                result.setdefault(r["strategy"], {})[measure] = Quantiles(int(r["n"]), tuple(map(float, r["q"])))
+    return result
+
+
+def _group_table(ok: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:
+    from pyspark.sql import functions as sf
+
+    per_group = ok.groupBy("group_id", "strategy").agg(
+        sf.sum(sf.col("rebalanced").cast("int")).alias("rebalances"),
+        sf.sum("pause_partition_seconds").alias("pause"),
+        sf.max("pause_partition_seconds").alias("worst_pause"),
+        sf.max("moved").alias("worst_moved"),
+        sf.max("revoked").alias("worst_revoked"),
+        sf.max("load_spread").alias("worst_load_spread"),
+        sf.max("topic_spread").alias("worst_topic_spread"),
+        sf.max("imbalance").alias("worst_imbalance"),
     )
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            f'<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>',
-            f"<style>{style}</style></head><body>",
-            f"<h1>{html.escape(title)}</h1>",
-            f"<p><strong>{html.escape(headline.capitalize())}.</strong></p>" if headline else "",
-            (
-                f"<p>{summary.groups} groups, {summary.snapshots} snapshots; strategies ranked by total churn "
-                "(partitions moved between live members plus partitions revoked), then by worst load spread.</p>"
-            ),
-            "<h2>Ranking</h2>",
-            ranking,
-            "<h2>Over time (all groups)</h2>",
-            _chart("Partitions moved between live members", moved),
-            _chart("Partitions revoked", revoked),
-            _chart("Mean load spread (max - min partitions per member)", spread),
-            "<h2>Groups with the most churn</h2>",
-            leaders,
-            "<h2>Groups with input errors</h2>",
-            errors,
-            "</body></html>",
-        ]
+    total = per_group.count()
+    rows = per_group.orderBy(sf.desc("pause"), "group_id", "strategy").limit(limit).collect()
+    table = [
+        GroupFigures(
+            r["group_id"],
+            r["strategy"],
+            int(r["rebalances"] or 0),
+            float(r["pause"] or 0.0),
+            float(r["worst_pause"] or 0.0),
+            int(r["worst_moved"] or 0),
+            int(r["worst_revoked"] or 0),
+            int(r["worst_load_spread"] or 0),
+            int(r["worst_topic_spread"] or 0),
+            float(r["worst_imbalance"] or 1.0),
+        )
+        for r in rows
+    ]
+    return table, int(total)
+
+
+def _drilldown(ok: DataFrame, membership: DataFrame | None, top: int) -> list[DrillDown]:
+    from pyspark.sql import functions as sf
+
+    if top <= 0:
+        return []
+    leaders = (
+        ok.groupBy("group_id")
+        .agg(sf.sum("pause_partition_seconds").alias("pause"))
+        .orderBy(sf.desc("pause"), "group_id")
+        .limit(top)
+        .collect()
     )
+    names = [r["group_id"] for r in leaders]
+    if not names:
+        return []
+    steps = (
+        ok.where(sf.col("group_id").isin(names) & sf.col("rebalanced"))
+        .select("group_id", "strategy", "snapshot_ts", "moved", "revoked", "pause_partition_seconds")
+        .orderBy("group_id", "strategy", "snapshot_ts")
+        .collect()
+    )
+    rebalances: dict[str, dict[str, list[tuple[dt.datetime, int, int, float]]]] = {}
+    for r in steps:
+        rebalances.setdefault(r["group_id"], {}).setdefault(r["strategy"], []).append(
+            (r["snapshot_ts"], int(r["moved"] or 0), int(r["revoked"] or 0), float(r["pause_partition_seconds"] or 0))
+        )
+    members: dict[str, dict[str, list[tuple[dt.datetime, str]]]] = {}
+    if membership is not None:
+        rows = (
+            membership.where(sf.col("group_id").isin(names))
+            .select("group_id", "snapshot_ts", "member_id", "group_instance_id")
+            .collect()
+        )
+        members = member_events([(r[0], r[1], r[2], r[3]) for r in rows])
+    return [
+        DrillDown(
+            r["group_id"], float(r["pause"] or 0.0), members.get(r["group_id"], {}), rebalances.get(r["group_id"], {})
+        )
+        for r in leaders
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from assignors import (
@@ -14,7 +15,14 @@ from assignors import (
     get_assignor,
     parse_topic_partition,
 )
-from assignors.metrics import balance, movement
+from assignors.metrics import (
+    DEFAULT_HEARTBEAT_SECONDS,
+    DEFAULT_REBALANCE_SECONDS,
+    balance,
+    movement,
+    pause_partition_seconds,
+)
+from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
 from spark_udfs.replay import (
     DETAIL_COLUMNS,
     MEMBERSHIP_COLUMNS,
@@ -45,7 +53,7 @@ SNAPSHOT_TYPE = (
     "struct<members: array<struct<member_id: string, topics: array<string>, group_instance_id: string, "
     "rack_id: string>>, topics: array<struct<topic: string, partitions: int>>>"
 )
-_ACCEPTED = {"int": {"int", "bigint"}}
+_ACCEPTED = {"int": {"int", "bigint"}, "double": {"double", "float", "int", "bigint"}}
 
 
 class SchemaError(AssignorError, ValueError):
@@ -75,6 +83,9 @@ def evaluate_history(
     strategies: Sequence[str] = ...,
     detail: Literal[False] = ...,
     actual: DataFrame | None = ...,
+    weights: DataFrame | None = ...,
+    rebalance_seconds: float = ...,
+    heartbeat_seconds: float = ...,
 ) -> DataFrame: ...
 
 
@@ -86,16 +97,22 @@ def evaluate_history(
     strategies: Sequence[str] = ...,
     detail: Literal[True],
     actual: DataFrame | None = ...,
+    weights: DataFrame | None = ...,
+    rebalance_seconds: float = ...,
+    heartbeat_seconds: float = ...,
 ) -> tuple[DataFrame, DataFrame]: ...
 
 
-def evaluate_history(
+def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     membership: DataFrame,
     topics: DataFrame,
     *,
     strategies: Sequence[str] = STRATEGIES,
     detail: bool = False,
     actual: DataFrame | None = None,
+    weights: DataFrame | None = None,
+    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
 ) -> DataFrame | tuple[DataFrame, DataFrame]:
     """Replay every group's membership history under each strategy.
 
@@ -106,6 +123,11 @@ def evaluate_history(
         detail: also return the per-member assignments.
         actual: the recorded assignments (the ``actual`` table of ``assignors collect``): adds the
             strategy ``actual``, the cluster's own assignments measured the same way.
+        weights: optional ``topic, partition, weight, valid_from`` (null partition: every
+            partition of the topic; small: collected like ``topics``); without it the weighted
+            columns are null.
+        rebalance_seconds: how long one rebalance round stops a group, for ``pause_partition_seconds``.
+        heartbeat_seconds: the consumer protocol's heartbeat interval (KIP-848), likewise.
 
     Returns:
         The evaluation (one row per group, snapshot and strategy; see the README for the
@@ -115,6 +137,7 @@ def evaluate_history(
     Raises:
         SchemaError: a table lacks a column or has a wrong type (nothing runs).
         UnknownAssignorError: a strategy name is not an assignor.
+        InvalidWeightError: a weights row or a duration is not a finite number >= 0.
     """
     check_schema(membership, MEMBERSHIP_COLUMNS, "membership")
     check_schema(topics, TOPICS_COLUMNS, "topics")
@@ -122,12 +145,19 @@ def evaluate_history(
     for name in names:
         get_assignor(name)  # fail fast on unknown names
     history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
+    timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
+    pause_partition_seconds("EAGER", moved=0, survivors_owned=0, **asdict(timing))  # fail fast on bad durations
+    table = None
+    if weights is not None:
+        check_schema(weights, WEIGHTS_COLUMNS, "weights")
+        weight_columns = [name for name, _ in WEIGHTS_COLUMNS]
+        table = WeightHistory(tuple(r[n] for n in weight_columns) for r in weights.select(*weight_columns).collect())
     columns = list(OUTPUT_COLUMNS)
     if detail:
         columns.append(("detail", "array<struct<member: string, partitions: array<string>>>"))
 
     def replay(frame: pd.DataFrame) -> pd.DataFrame:
-        return replay_frame(frame, history, names, detail=detail)
+        return replay_frame(frame, history, names, detail=detail, weights=table, timing=timing)
 
     # Spread the groups over the shuffle partitions: adaptive execution would otherwise
     # coalesce a small input into one partition, and the replay is CPU-bound. Read from the

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from typing import Any
 
 import pytest
@@ -14,12 +15,15 @@ from assignors import (
     Assignment,
     Cluster,
     ConsumerPartitionAssignor,
+    RebalanceProtocol,
     Subscription,
     TopicPartition,
     get_assignor,
     parse_topic_partition,
 )
+from assignors.metrics import InvalidWeightError, balance, movement, pause_partition_seconds
 from spark_udfs import MemberRow, TopicHistory, replay_group
+from spark_udfs.costs import PauseTiming, WeightHistory
 from spark_udfs.replay import OUTPUT_COLUMNS, replay_frame, rows_to_frame
 from spark_udfs.sample import _Group, _Member, _restart
 
@@ -88,6 +92,84 @@ def test_partition_increase_and_valid_from() -> None:
     rows = [MemberRow(at(0), "a", ("t",)), MemberRow(at(1), "a", ("t",))]
     out, _ = replay_group("g", rows, history, ["range"])
     assert pick(out, "range", "partitions", "rebalanced", "moved") == [(2, True, 0), (4, True, 0)]
+
+
+PAUSE = ("rebalanced", "moved", "revoked", "pause_partition_seconds")
+
+
+def test_pause_cost_by_hand() -> None:
+    """R = 5 s. Range (EAGER): b joins, a's 6 stop: 30; no change: 0; a leaves, b's 3 stop: 15.
+
+    Cooperative-sticky: only the 3 moved partitions stop, for two rounds: 3 * 2 * 5 = 30; the
+    leave moves nothing: 0. With R = 2 s everything scales: 12, 0, 6.
+    """
+    rows, _ = replay_group("g", JOIN_STAY_LEAVE, SIX, ["range", "cooperative-sticky"])
+    assert pick(rows, "range", *PAUSE) == [
+        (True, 0, 0, 0.0),
+        (True, 3, 6, 30.0),
+        (False, 0, 0, 0.0),
+        (True, 0, 3, 15.0),
+    ]
+    assert [r[3] for r in pick(rows, "cooperative-sticky", *PAUSE)] == [0.0, 30.0, 0.0, 0.0]
+    fast, _ = replay_group("g", JOIN_STAY_LEAVE, SIX, ["range"], timing=PauseTiming(rebalance_seconds=2.0))
+    assert [r["pause_partition_seconds"] for r in fast] == [0.0, 12.0, 0.0, 6.0]
+
+
+def test_topic_spread_by_hand() -> None:
+    """Range on o (4) and p (4) with three members: o-0,1 / o-2 / o-3 and the same for p: each topic 1, sum 2.
+
+    Loads are 4, 2, 2 (spread 2). Then c subscribes to o only: p goes a p-0,1, b p-2,3 and c is no
+    subscriber of p, so p's spread is 0 although c holds none of it; o (a 2, b 1, c 1) has 1;
+    loads 4, 3, 1 (spread 3).
+    """
+    history = TopicHistory([("o", 4, None), ("p", 4, None)])
+    rows = [MemberRow(at(0), m, ("o", "p")) for m in "abc"]
+    rows += [MemberRow(at(1), "a", ("o", "p")), MemberRow(at(1), "b", ("o", "p")), MemberRow(at(1), "c", ("o",))]
+    out, _ = replay_group("g", rows, history, ["range"])
+    assert pick(out, "range", "load_spread", "topic_spread", "topic_spread_sum") == [(2, 1, 2), (3, 1, 1)]
+
+
+def test_weighted_columns_by_hand() -> None:
+    """t weighs 1 per partition; from minute 2, t-0 weighs 4 (its own row wins over the topic's).
+
+    Range: a alone 6; a t-0..2 = 3, b t-3..5 = 3; at minute 2 (no rebalance) a = 4+1+1 = 6, b = 3:
+    spread 3, ratio 6 / 4.5; a leaves: b holds all, 4 + 5 = 9.
+    """
+    weights = WeightHistory([("t", None, 1.0, None), ("t", 0, 4.0, at(2))])
+    out, _ = replay_group("g", JOIN_STAY_LEAVE, SIX, ["range"], weights=weights)
+    columns = ("weighted_max_load", "weighted_min_load", "weighted_spread", "weighted_max_mean_ratio")
+    assert pick(out, "range", *columns) == [
+        (6.0, 6.0, 0.0, 1.0),
+        (3.0, 3.0, 0.0, 1.0),
+        (6.0, 3.0, 3.0, 6.0 / 4.5),
+        (9.0, 9.0, 0.0, 1.0),
+    ]
+    plain, _ = replay_group("g", JOIN_STAY_LEAVE, SIX, ["range"])
+    assert all(r[c] is None for r in plain for c in columns)
+
+
+def test_weights_history_picks_the_latest_row_per_partition() -> None:
+    rows = [("t", None, 2.0, at(1)), ("t", None, 1.0, None), ("t", 3, 9.0, at(5)), ("u", 0, 1.0, None)]
+    weights = WeightHistory(rows)
+    assert weights.at(at(0), ["t"]) == {("t", None): 1.0}
+    assert weights.at(at(1), ["t", "u"]) == {("t", None): 2.0, ("u", 0): 1.0}
+    assert weights.at(at(6), ["t"]) == {("t", None): 2.0, ("t", 3): 9.0}
+
+
+@pytest.mark.parametrize(
+    ("row", "needle"),
+    [
+        ((None, 0, 1.0, None), "topic is null or empty"),
+        (("t", -1, 1.0, None), "partition must be >= 0 or null"),
+        (("t", 0, -1.0, None), "weight is -1.0"),
+        (("t", 0, None, None), "weight is None"),
+        (("t", None, float("inf"), None), "weight is inf"),
+    ],
+)
+def test_bad_weights_rows_are_refused_naming_the_row(row: tuple[Any, ...], needle: str) -> None:
+    with pytest.raises(InvalidWeightError, match=re.escape(needle)) as caught:
+        WeightHistory([("ok", None, 1.0, None), row])
+    assert "weights row 1" in str(caught.value)
 
 
 @pytest.mark.parametrize(
@@ -216,10 +298,22 @@ def test_replay_equals_the_library_snapshot_by_snapshot(name: str, rows: list[Pl
     assert all(r["error"] is None and r["valid"] for r in out)
     expected = _direct(name, rows)
     stamps = sorted({r[0] for r in rows})
-    for ts, want in zip(stamps, expected, strict=True):
+    previous: dict[str, tuple[TopicPartition, ...]] | None = None
+    for ts, want, row in zip(stamps, expected, out, strict=True):
         got = {d["member"]: sorted(parse_topic_partition(p) for p in d["partitions"]) for d in detail
                if d["snapshot_ts"] == ts}  # fmt: skip
         assert got == {member: sorted(partitions) for member, partitions in want.items()}
+        # The new columns are the library's measures of the same assignments.
+        subscriptions = {member: topics for when, member, topics in rows if when == ts}
+        assert row["topic_spread_sum"] == balance(want, subscriptions).topic_spread_sum
+        pause = 0.0
+        if previous is not None and row["rebalanced"]:
+            m = movement(previous, want)
+            pause = pause_partition_seconds(
+                row["protocol"], moved=m.moved, survivors_owned=m.revoked(RebalanceProtocol.EAGER)
+            )
+        assert row["pause_partition_seconds"] == pause
+        previous = want
 
 
 def test_ids_that_look_like_missing_values_are_ids() -> None:
@@ -230,13 +324,13 @@ def test_ids_that_look_like_missing_values_are_ids() -> None:
 
 @pytest.mark.parametrize("static", [False, True])
 def test_rolling_restart_restarts_every_member_once(static: bool) -> None:
-    """The demo's rolling restart, position 0 to n-1: each original member is replaced exactly once, in place."""
+    """The demo's rolling restart, one member after another by id: each is replaced exactly once, in place."""
     members = [_Member(f"m{i}", f"i{i}" if static else None, ["t"], "rack-a") for i in range(5)]
-    group = _Group("g", static, ["t", "u"], {"t": 6, "u": 6}, list(members))
+    group = _Group("g", "rolling", static, ["t", "u"], {"t": 6, "u": 6}, list(members))
     rnd = random.Random(1)  # noqa: S311 - the generator's own kind of randomness
     seen: list[list[str]] = []
-    for position in range(len(members)):
-        _restart(group, position, rnd)
+    for member in members:
+        _restart(group, member.member_id, rnd)
         seen.append([m.member_id for m in group.members])
     final = [m.member_id for m in group.members]
     assert len(set(final)) == 5

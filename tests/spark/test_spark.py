@@ -15,6 +15,7 @@ from pyspark.sql import SparkSession
 
 from spark_udfs import MemberRow, TopicHistory, replay_group
 from spark_udfs.cli import main
+from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, OUTPUT_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.sample import generate_history
 from spark_udfs.udfs import SchemaError, evaluate_history, register_udfs
@@ -35,18 +36,27 @@ def _comparable(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_spark_equals_the_pure_replay(session: SparkSession) -> None:
+    """Every column but the timing, weighted and pause columns included (weights with valid_from, R = 3 s, H = 2 s)."""
     spark = session
     history = generate_history(12, 10, seed=3)
     membership = spark.createDataFrame(history.membership, MEMBERSHIP_DDL)
     topics = spark.createDataFrame(history.topics, TOPICS_DDL)
-    result, detail = evaluate_history(membership, topics, detail=True)
+    weights = spark.createDataFrame(history.weights, ddl(WEIGHTS_COLUMNS))
+    timing = PauseTiming(rebalance_seconds=3.0, heartbeat_seconds=2.0)
+    result, detail = evaluate_history(
+        membership, topics, detail=True, weights=weights, rebalance_seconds=3.0, heartbeat_seconds=2.0
+    )
     got = sorted((_comparable(r.asDict()) for r in result.collect()), key=_key)
     expected: list[dict[str, Any]] = []
     topic_history = TopicHistory(history.topics)
+    weight_history = WeightHistory(history.weights)
     for group in sorted({row[0] for row in history.membership}):
         rows = [MemberRow(ts, m, tuple(t), i, r) for g, ts, m, t, i, r in history.membership if g == group]
-        expected.extend(replay_group(group, rows, topic_history)[0])
+        expected.extend(replay_group(group, rows, topic_history, weights=weight_history, timing=timing)[0])
     assert got == sorted((_comparable(r) for r in expected), key=_key)
+    assert any(r["weighted_spread"] for r in got)
+    assert any(r["pause_partition_seconds"] for r in got)
+    assert any(r["topic_spread"] for r in got)
     assert list(result.columns) == [name for name, _ in OUTPUT_COLUMNS]
     assert detail.count() == 4 * len(history.membership)
 
@@ -77,6 +87,20 @@ def test_wrong_schema_fails_fast_listing_the_expected_schema(session: SparkSessi
     topics = spark.createDataFrame([("t", 4, None)], TOPICS_DDL)
     with pytest.raises(SchemaError, match=r"missing column 'snapshot_ts'.*Expected schema: group_id string"):
         evaluate_history(membership, topics)
+
+
+def test_weights_table_is_checked(session: SparkSession) -> None:
+    spark = session
+    membership = spark.createDataFrame([("g", T0, "a", ["t"], None, None)], MEMBERSHIP_DDL)
+    topics = spark.createDataFrame([("t", 4, None)], TOPICS_DDL)
+    wrong = spark.createDataFrame([("t", "0", 1.0)], "topic string, partition string, weight double")
+    with pytest.raises(SchemaError, match=r"weights table: column 'partition' is string.*missing column 'valid_from'"):
+        evaluate_history(membership, topics, weights=wrong)
+    numeric = spark.createDataFrame(
+        [("t", None, 2, None)], "topic string, partition int, weight int, valid_from timestamp"
+    )
+    row = evaluate_history(membership, topics, weights=numeric, strategies=["range"]).collect()[0]
+    assert (row["weighted_max_load"], row["weighted_max_mean_ratio"]) == (8.0, 1.0)
 
 
 def test_udfs_in_sql(session: SparkSession) -> None:

@@ -1,0 +1,87 @@
+"""What the replay measures beyond the assignments themselves: partition weights over time, pause timing."""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS, InvalidWeightError
+
+if TYPE_CHECKING:
+    import datetime as dt
+
+__all__ = ["DEFAULT_TIMING", "WEIGHTS_COLUMNS", "PauseTiming", "WeightHistory", "is_missing"]
+
+WEIGHTS_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("topic", "string"),
+    ("partition", "int"),
+    ("weight", "double"),
+    ("valid_from", "timestamp"),
+)
+
+
+def is_missing(value: object) -> bool:
+    """None, NaN or NaT (the only values unequal to themselves)."""
+    return value is None or value != value  # noqa: PLR0124 - the NaN/NaT test without importing pandas
+
+
+class WeightHistory:
+    """Partition weights over time (e.g. bytes/s), as :func:`assignors.metrics.weighted_load` reads them.
+
+    Rows are ``(topic, partition, weight, valid_from)``; a null ``partition`` weighs every
+    partition of the topic, and a partition's own row wins over its topic's. A snapshot at
+    ``ts`` uses, per ``(topic, partition)``, the latest row with ``valid_from <= ts`` (a
+    null ``valid_from`` holds from the beginning of time), as the topics table does.
+
+    Raises:
+        InvalidWeightError: a null topic, a negative partition, or a weight that is null,
+            negative, NaN or infinite, naming the row.
+    """
+
+    def __init__(self, rows: Iterable[tuple[str | None, int | None, float | None, dt.datetime | None]]) -> None:
+        by_key: dict[tuple[str, int | None], list[tuple[int, Any, float]]] = {}
+        for index, (topic, partition, weight, valid_from) in enumerate(rows):
+            where = f"weights row {index} (topic {topic!r}, partition {partition!r})"
+            if is_missing(topic) or not topic:
+                msg = f"{where}: topic is null or empty"
+                raise InvalidWeightError(msg)
+            part = None if partition is None or is_missing(partition) else int(partition)
+            if part is not None and part < 0:
+                msg = f"{where}: partition must be >= 0 or null (every partition)"
+                raise InvalidWeightError(msg)
+            value = math.nan if weight is None else float(weight)
+            if not math.isfinite(value) or value < 0:
+                msg = f"{where}: weight is {weight!r}; a weight must be a finite number >= 0"
+                raise InvalidWeightError(msg)
+            when = None if valid_from is None or is_missing(valid_from) else valid_from
+            entry = (0, 0, value) if when is None else (1, when, value)
+            by_key.setdefault((str(topic), part), []).append(entry)
+        self._by_topic: dict[str, list[tuple[int | None, list[tuple[int, Any]], list[float]]]] = {}
+        for (topic, part), entries in sorted(by_key.items(), key=lambda item: (item[0][0], item[0][1] is not None)):
+            entries.sort(key=lambda e: (e[0], e[1]))
+            times = [(kind, when) for kind, when, _ in entries]
+            self._by_topic.setdefault(topic, []).append((part, times, [w for _, _, w in entries]))
+
+    def at(self, ts: dt.datetime, topics: Iterable[str]) -> dict[tuple[str, int | None], float]:
+        """The weights of ``topics`` in force at ``ts``, keyed as ``weighted_load`` reads them."""
+        result: dict[tuple[str, int | None], float] = {}
+        for topic in topics:
+            for part, times, values in self._by_topic.get(topic, ()):
+                index = bisect_right(times, (1, ts))
+                if index:
+                    result[topic, part] = values[index - 1]
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class PauseTiming:
+    """The durations behind ``pause_partition_seconds`` (see :func:`assignors.metrics.pause_partition_seconds`)."""
+
+    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS
+
+
+DEFAULT_TIMING = PauseTiming()

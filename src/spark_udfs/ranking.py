@@ -1,0 +1,129 @@
+"""How strategies are ranked: each strategy's figures over the whole history, and a stated score.
+
+The score is a tuple of figures compared in order, every one "lower is better"; the
+strategy name breaks a complete tie, so the ranking is deterministic. By default:
+pause cost, then worst imbalance, then moved partitions (``DEFAULT_RANK_BY``).
+``revoked`` is not added to ``moved``: every protocol's ``revoked`` already contains
+``moved``, so their sum counts each move twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "COLUMN_DEFINITIONS",
+    "DEFAULT_RANK_BY",
+    "RANK_KEYS",
+    "RankingError",
+    "StrategySummary",
+    "parse_rank_by",
+    "rank",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class StrategySummary:
+    """One strategy over the whole history (rows without an input error).
+
+    Attributes:
+        strategy: the strategy's name.
+        protocol: how it rebalances (EAGER, COOPERATIVE or CONSUMER).
+        rebalances: snapshots that rebalanced.
+        pause: total ``pause_partition_seconds``.
+        imbalance: the worst max/mean load ratio of any snapshot: weighted when weights were
+            given (``weighted_max_mean_ratio``), else in partitions (``max_load * members /
+            assigned``); 1.0 is perfectly even.
+        moved: total partitions moved between live members.
+        revoked: total partitions revoked from live members (contains ``moved``).
+        orphaned: total partitions whose owner had left.
+        topic_spread: the worst ``topic_spread`` of any snapshot.
+        load_spread: the worst ``load_spread`` of any snapshot.
+        rounds: total rebalance rounds.
+        invalid: snapshots whose assignment was not valid.
+        assign_ms: total time in the assignor, in milliseconds.
+        weighted: whether ``imbalance`` is weighted.
+    """
+
+    strategy: str
+    protocol: str
+    rebalances: int
+    pause: float
+    imbalance: float
+    moved: int
+    revoked: int
+    orphaned: int
+    topic_spread: int
+    load_spread: int
+    rounds: int
+    invalid: int
+    assign_ms: float
+    weighted: bool = False
+
+    @property
+    def worst_spread(self) -> int:
+        """``load_spread`` under its former name (the actual-versus-replayed headline reads it)."""
+        return self.load_spread
+
+
+RANK_KEYS: dict[str, str] = {
+    "pause": "total partition-seconds not consumed because of rebalances (pause_partition_seconds)",
+    "imbalance": "worst max/mean load ratio of any snapshot (weighted when weights are given; 1.0 = even)",
+    "moved": "total partitions moved from one live member to another",
+    "revoked": "total partitions live members had to give up (contains moved)",
+    "orphaned": "total partitions whose owner had left the group",
+    "topic_spread": "worst per-topic spread of any snapshot (max - min of a topic's subscribers' counts)",
+    "load_spread": "worst load spread of any snapshot (max - min partitions per member)",
+    "rounds": "total rebalance rounds",
+    "invalid": "snapshots whose assignment was not valid",
+    "assign_ms": "total time spent in the assignor (ms)",
+}
+"""Every figure ``--rank-by`` accepts, with its one-line definition; lower is better for all."""
+
+DEFAULT_RANK_BY: tuple[str, ...] = ("pause", "imbalance", "moved")
+
+COLUMN_DEFINITIONS: dict[str, str] = {
+    "rank": "position by the score; the strategy name breaks a complete tie",
+    "strategy": "the assignor replayed",
+    "protocol": "EAGER revokes everything; COOPERATIVE (KIP-429) and CONSUMER (KIP-848) only what moves",
+    "rebalances": "snapshots where the group rebalanced",
+    **RANK_KEYS,
+}
+"""The one-line definition of each column of the ranking table."""
+
+
+class RankingError(ValueError):
+    """A ``--rank-by`` that names no known figure; the message lists the known ones."""
+
+
+def parse_rank_by(text: str | Sequence[str]) -> tuple[str, ...]:
+    """``"pause,moved"`` (or a sequence of names) as a tuple of known figure names, in order.
+
+    Raises:
+        RankingError: an empty list, an unknown or a repeated name.
+    """
+    names = [n.strip() for n in text.split(",")] if isinstance(text, str) else [n.strip() for n in text]
+    names = [n for n in names if n]
+    if not names:
+        msg = f"--rank-by needs at least one of: {', '.join(RANK_KEYS)}"
+        raise RankingError(msg)
+    for name in names:
+        if name not in RANK_KEYS:
+            msg = f"--rank-by: unknown figure {name!r}; choose from {', '.join(RANK_KEYS)}"
+            raise RankingError(msg)
+    if len(set(names)) != len(names):
+        msg = f"--rank-by names a figure twice: {','.join(names)}"
+        raise RankingError(msg)
+    return tuple(names)
+
+
+def score(summary: StrategySummary, rank_by: Sequence[str]) -> tuple[float, ...]:
+    """The figures ``rank_by`` names, in order: the score compared lexicographically."""
+    return tuple(float(getattr(summary, name)) for name in rank_by)
+
+
+def rank(strategies: Sequence[StrategySummary], rank_by: Sequence[str] = DEFAULT_RANK_BY) -> list[StrategySummary]:
+    """The strategies best first: by :func:`score`, then by name."""
+    keys = parse_rank_by(rank_by)
+    return sorted(strategies, key=lambda s: (score(s, keys), s.strategy))

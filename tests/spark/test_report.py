@@ -1,0 +1,177 @@
+"""The report's summary: a pinned ranking on a small history, its score, distributions, drill-down and text."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from pathlib import Path
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+
+from spark_udfs.ranking import DEFAULT_RANK_BY, RANK_KEYS, RankingError, StrategySummary, parse_rank_by, rank
+from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
+from spark_udfs.report import Summary, render_html, render_text, summarize
+from spark_udfs.summary import member_events
+from spark_udfs.udfs import evaluate_history
+
+T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive (UTC session)
+
+
+def at(minute: int) -> dt.datetime:
+    return T0 + dt.timedelta(minutes=minute)
+
+
+# a alone on o (3) and p (3); then b joins.
+HISTORY = [
+    ("g", at(0), "a", ["o", "p"], None, None),
+    ("g", at(1), "a", ["o", "p"], None, None),
+    ("g", at(1), "b", ["o", "p"], None, None),
+]
+TOPICS = [("o", 3, None), ("p", 3, None)]
+
+
+@pytest.fixture(scope="module")
+def evaluation(spark: SparkSession) -> tuple[DataFrame, DataFrame]:
+    membership = spark.createDataFrame(HISTORY, ddl(MEMBERSHIP_COLUMNS))
+    topics = spark.createDataFrame(TOPICS, ddl(TOPICS_COLUMNS))
+    return evaluate_history(membership, topics).cache(), membership
+
+
+def test_ranking_pinned_on_a_small_history(evaluation: tuple[DataFrame, DataFrame]) -> None:
+    """b joins a (6 partitions), R = 5 s. Worked by hand:
+
+    - range: a keeps o-0,1 and p-0,1, b takes o-2, p-2: moved 2; EAGER stops a's 6: pause 30;
+      loads 4 and 2: imbalance 4 / 3.
+    - roundrobin: a o-0, o-2, p-1; b o-1, p-0, p-2: moved 3, pause 30, imbalance 1.
+    - sticky: 3 and 3, moved 3, pause 30 (EAGER: 6 x 5), imbalance 1.
+    - cooperative-sticky: moved 3, revoked 3, pause 3 x 2 rounds x 5 = 30, imbalance 1.
+
+    Default score (pause, imbalance, moved): pause ties at 30; range is the least even; the
+    other three tie and their names decide.
+    """
+    frame, membership = evaluation
+    summary = summarize(frame, membership)
+    assert [s.strategy for s in summary.strategies] == ["cooperative-sticky", "roundrobin", "sticky", "range"]
+    figures = {s.strategy: (s.pause, s.imbalance, s.moved, s.revoked, s.rebalances) for s in summary.strategies}
+    pause, imbalance, *rest = figures["range"]
+    assert (pause, rest) == (30.0, [2, 6, 2])
+    assert math.isclose(imbalance, 4 / 3)
+    assert figures["roundrobin"] == (30.0, 1.0, 3, 6, 2)
+    assert figures["cooperative-sticky"] == (30.0, 1.0, 3, 3, 2)
+    assert not summary.weighted
+    by_moved = summarize(frame, rank_by=["moved"], top=0)
+    assert [s.strategy for s in by_moved.strategies] == ["range", "cooperative-sticky", "roundrobin", "sticky"]
+    by_revoked = summarize(frame, rank_by="revoked,moved", top=0)
+    assert [s.strategy for s in by_revoked.strategies] == ["cooperative-sticky", "range", "roundrobin", "sticky"]
+
+
+def test_distributions_drilldown_and_group_table(evaluation: tuple[DataFrame, DataFrame]) -> None:
+    """One later rebalance per strategy: its quantiles are that value; the first snapshot is left out."""
+    frame, membership = evaluation
+    summary = summarize(frame, membership, top=3)
+    moved = summary.distributions["range"]["moved"]
+    assert (moved.count, moved.p50, moved.p95, moved.max) == (1, 2.0, 2.0, 2.0)
+    assert summary.distributions["cooperative-sticky"]["revoked"].max == 3.0
+    spread = summary.distributions["range"]["load_spread"]  # per snapshot: 0 (a alone), then 4 - 2
+    assert (spread.count, spread.cdf[0], spread.max) == (2, 0.0, 2.0)
+    [group] = summary.drilldown
+    assert (group.group_id, group.pause) == ("g", 120.0)
+    assert group.members == {"a": [(at(0), "join"), (at(1), "present")], "b": [(at(1), "join")]}
+    assert group.rebalances["range"] == [(at(0), 0, 0, 0.0), (at(1), 2, 6, 30.0)]
+    assert summary.group_count == 4
+    assert [(g.strategy, g.worst_moved, g.worst_revoked) for g in summary.group_table] == [
+        ("cooperative-sticky", 3, 3),
+        ("range", 2, 6),
+        ("roundrobin", 3, 6),
+        ("sticky", 3, 6),
+    ]
+    points = summary.timeline["range"]
+    assert [(p.ts, p.moved, p.pause) for p in points] == [(at(0), 0, 0.0), (at(1), 2, 30.0)]
+
+
+def test_text_and_html_show_the_score(evaluation: tuple[DataFrame, DataFrame]) -> None:
+    frame, membership = evaluation
+    summary = summarize(frame, membership, notes=["R = 5 s"])
+    text = render_text(summary)
+    assert "ranked by pause, then imbalance, then moved" in text
+    assert text.splitlines()[4].split()[:2] == ["1", "cooperative-sticky"]
+    page = render_html(summary)
+    assert page.startswith("<!DOCTYPE html>")
+    assert "cdn.plot.ly" not in page.split("Plotly.newPlot", 1)[1]  # figures load nothing from the network
+    assert 'id="ranking-table"' in page
+    assert "R = 5 s" in page
+
+
+def test_rank_is_by_the_score_then_the_name() -> None:
+    def s(name: str, pause: float, imbalance: float, moved: int) -> StrategySummary:
+        return StrategySummary(name, "EAGER", 1, pause, imbalance, moved, moved, 0, 0, 0, 1, 0, 0.0)
+
+    strategies = [s("b", 10.0, 1.5, 3), s("a", 10.0, 1.5, 3), s("c", 10.0, 1.2, 9), s("d", 5.0, 3.0, 9)]
+    assert [x.strategy for x in rank(strategies)] == ["d", "c", "a", "b"]
+    assert [x.strategy for x in rank(strategies, ["moved", "imbalance"])] == ["a", "b", "c", "d"]
+    assert DEFAULT_RANK_BY == ("pause", "imbalance", "moved")
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [("", "needs at least one of"), ("pause,churn", "unknown figure 'churn'"), ("moved, moved", "twice")],
+)
+def test_rank_by_is_checked(text: str, needle: str) -> None:
+    with pytest.raises(RankingError, match=needle):
+        parse_rank_by(text)
+    assert parse_rank_by(" pause , moved ") == ("pause", "moved")
+    assert set(RANK_KEYS) >= {"pause", "imbalance", "moved", "revoked", "topic_spread"}
+
+
+def test_member_events_by_hand() -> None:
+    """x stays; y (static) restarts with a new member id; z leaves and w joins."""
+    rows = [
+        ("g", at(0), "x", None),
+        ("g", at(0), "y-1", "y"),
+        ("g", at(0), "z", None),
+        ("g", at(1), "x", None),
+        ("g", at(1), "y-2", "y"),
+        ("g", at(1), "w", None),
+        (None, at(1), "ignored", None),
+    ]
+    assert member_events(rows) == {
+        "g": {
+            "x": [(at(0), "join"), (at(1), "present")],
+            "y": [(at(0), "join"), (at(1), "restart")],
+            "z": [(at(0), "join"), (at(1), "leave")],
+            "w": [(at(1), "join")],
+        }
+    }
+
+
+def test_an_empty_summary_renders() -> None:
+    page = render_html(Summary(0, 0, [], []))
+    assert "No rebalances." in page
+    assert "None: every group was evaluated." in page
+
+
+def test_cli_evaluate_with_weights_rank_by_and_durations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Weights from CSV (empty partition: the whole topic); R = 2 s: range's join pauses a's 6 for 12 p-s."""
+    from spark_udfs.cli import main
+
+    (tmp_path / "m.csv").write_text(
+        "group_id,snapshot_ts,member_id,topics,group_instance_id,rack_id\n"
+        "g,2026-01-01T12:00:00,a,o;p,,\ng,2026-01-01T12:01:00,a,o;p,,\ng,2026-01-01T12:01:00,b,o;p,,\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "t.csv").write_text("topic,partitions,valid_from\no,3,\np,3,\n", encoding="utf-8")
+    (tmp_path / "w.csv").write_text("topic,partition,weight,valid_from\no,,10,\np,,1,\n", encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["evaluate", "--membership", str(tmp_path / "m.csv"), "--topics", str(tmp_path / "t.csv"),
+            "--weights", str(tmp_path / "w.csv"), "--out", str(out), "--strategies", "range", "roundrobin",
+            "--rank-by", "moved", "--rebalance-seconds", "2"]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "ranked by moved" in printed
+    lines = [line.split() for line in printed.splitlines() if line[:1].isdigit() and "groups" not in line]
+    assert [(row[1], row[2]) for row in lines] == [("range", "12"), ("roundrobin", "12")]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "weighted by the weights table" in page
+    with pytest.raises(SystemExit):
+        main([*argv[:-2], "--rebalance-seconds", "-1"])
