@@ -408,9 +408,3 @@ class Cluster:
     def __repr__(self) -> str:
         racks = f", partition_racks={dict(self._partition_racks)!r}" if self._partition_racks else ""
         return f"Cluster({dict(self._partitions_per_topic)!r}{racks})"
-
-
-# Old private spellings, kept while the sticky core moves to the public ones above.
-_tp = unchecked_tp
-_topic_partitions = topic_partitions
-_partition_of_each = partition_of_each

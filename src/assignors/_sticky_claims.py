@@ -14,7 +14,7 @@ from itertools import chain, filterfalse
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from assignors._model import _topic_partitions
+from assignors._model import topic_partitions
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -181,5 +181,5 @@ def water_fill(pool: Sequence[TopicPartition], members: Sequence[MemberId], stat
 
 def unclaimed(partitions_per_topic: Mapping[Topic, int], taken: set[TopicPartition]) -> list[TopicPartition]:
     """The partitions nobody keeps, in topic and partition order."""
-    every = chain.from_iterable(_topic_partitions(topic, count) for topic, count in partitions_per_topic.items())
+    every = chain.from_iterable(topic_partitions(topic, count) for topic, count in partitions_per_topic.items())
     return list(filterfalse(taken.__contains__, every)) if taken else list(every)

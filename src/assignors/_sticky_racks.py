@@ -13,7 +13,7 @@ from itertools import chain, compress, repeat
 from operator import contains, not_
 from typing import TYPE_CHECKING
 
-from assignors._model import _topic_partitions
+from assignors._model import topic_partitions
 from assignors._sticky_claims import water_fill
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ class RackInfo:
         racks_by_partition = cluster._racks_by_partition  # noqa: SLF001 - the plain dict behind the public view
         enabled = False
         if member_rack and racks_by_partition:
-            every_tp = chain.from_iterable(_topic_partitions(t, c) for t, c in partitions_per_topic.items())
+            every_tp = chain.from_iterable(topic_partitions(t, c) for t, c in partitions_per_topic.items())
             layouts = set(map(racks_by_partition.get, every_tp, repeat(_NO_RACKS)))
             every = frozenset().union(*layouts)
             enabled = not every.isdisjoint(member_rack.values()) and len(layouts) > 1

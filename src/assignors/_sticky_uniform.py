@@ -27,7 +27,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from assignors._model import _topic_partitions
+from assignors._model import topic_partitions
 from assignors._sticky_claims import unclaimed, water_fill
 from assignors._sticky_racks import Locality, rack_pass
 
@@ -63,7 +63,7 @@ def assign_identical(
 
 def _round_robin(partitions_per_topic: Mapping[Topic, int], members: Sequence[MemberId], state: State) -> None:
     """Nobody keeps anything: member ``i`` takes every ``M``-th partition from the ``i``-th on."""
-    every = list(chain.from_iterable(_topic_partitions(t, n) for t, n in sorted(partitions_per_topic.items())))
+    every = list(chain.from_iterable(topic_partitions(t, n) for t, n in sorted(partitions_per_topic.items())))
     count = len(members)
     new, load = state.new, state.load
     for index, member in enumerate(members):

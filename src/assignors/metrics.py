@@ -33,8 +33,8 @@ from assignors._model import (
     RebalanceProtocol,
     Subscription,
     TopicPartition,
-    _topic_partitions,
-    _tp,
+    topic_partitions,
+    unchecked_tp,
 )
 
 __all__ = [
@@ -252,7 +252,7 @@ def check_assignment(
     counts = cluster.partitions_per_topic
     for topic in sorted({topic for s in subscriptions.values() for topic in s.topics}):
         for partition in range(counts.get(topic, 0)):
-            tp = _tp(topic, partition)
+            tp = unchecked_tp(topic, partition)
             if tp not in owner:
                 violations.append(
                     Violation("unassigned", f"{tp} of subscribed topic {topic!r} is not assigned", None, tp)
@@ -282,7 +282,7 @@ def _plainly_valid(
     counts = cluster.partitions_per_topic
     expected: set[TopicPartition] = set()
     for topic in {topic for s in subscriptions.values() for topic in s.topics}:
-        expected.update(_topic_partitions(topic, counts.get(topic, 0)))
+        expected.update(topic_partitions(topic, counts.get(topic, 0)))
     return owner.keys() == expected
 
 
