@@ -1,9 +1,10 @@
 """The evaluation on a real Spark standalone cluster, run the way docs/spark.md tells users to run it.
 
 A master and two workers from the pyspark package on 127.0.0.1; the project built as a wheel and
-shipped with ``--py-files``; driver and executors run a separate virtualenv that has pandas and
-pyarrow but not this project, so the wheel is what they import; inputs and output as ``file://``
-URIs. The output equals a local run's. Every process is stopped by its PID.
+shipped with ``--py-files``; the executors run a virtualenv that has pandas and pyarrow but not
+this project, so the wheel is what they import; the driver's virtualenv has plotly too (it renders
+the report) and not the project either; inputs and output as ``file://`` URIs. The output equals
+a local run's. Every process is stopped by its PID.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from spark_udfs import evaluate_history
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.sample import generate_history
 
-pytestmark = [pytest.mark.cluster, pytest.mark.xdist_group("spark")]
+pytestmark = [pytest.mark.cluster, pytest.mark.xdist_group("cluster")]  # its own JVMs: beside the spark group
 
 ROOT = Path(__file__).parents[2]
 STRATEGIES = ("range", "sticky", "cooperative-sticky")
@@ -42,11 +43,15 @@ def _build_wheel(dist: Path) -> Path:
     return wheel
 
 
-def _executor_venv(where: Path) -> Path:
-    """A virtualenv with pandas and pyarrow (the driver's versions, so pip's cache serves them) and no project."""
+EXECUTOR_PACKAGES = ("pandas", "pyarrow")  # the pandas UDFs
+DRIVER_PACKAGES = (*EXECUTOR_PACKAGES, "plotly")  # and the report, which the driver writes
+
+
+def _venv(where: Path, packages: tuple[str, ...]) -> Path:
+    """A virtualenv with ``packages`` (this process's versions, so pip's cache serves them) and no project."""
     venv.EnvBuilder(with_pip=True, system_site_packages=False, clear=True).create(where)
     python = where / "bin" / "python"
-    wanted = [f"{name}=={importlib.metadata.version(name)}" for name in ("pandas", "pyarrow")]
+    wanted = [f"{name}=={importlib.metadata.version(name)}" for name in packages]
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PIP_REQUIRE_VIRTUALENV"}}
     _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *wanted], timeout=600, env=env)
     return python
@@ -61,22 +66,24 @@ def test_standalone_cluster_equals_the_local_run(spark: SparkSession, tmp_path: 
     local = evaluate_history(membership, topics, strategies=STRATEGIES)
 
     wheel = _build_wheel(tmp_path / "dist")
-    python = _executor_venv(tmp_path / "executor-venv")
-    no_project = subprocess.run([str(python), "-c", "import assignors"], capture_output=True, check=False)  # noqa: S603
-    assert no_project.returncode == 1  # the virtualenv does not have the project: executors import the wheel
+    python = _venv(tmp_path / "executor-venv", EXECUTOR_PACKAGES)
+    driver = _venv(tmp_path / "driver-venv", DRIVER_PACKAGES)
+    for where in (python, driver):  # neither has the project: driver and executors import the wheel
+        no_project = subprocess.run([str(where), "-c", "import assignors"], capture_output=True, check=False)  # noqa: S603
+        assert no_project.returncode == 1
 
     processes, master = start_standalone_cluster(tmp_path / "cluster", python=str(python))
     out = tmp_path / "out"
     try:
         env = loopback_env(str(python))
-        env["PYSPARK_DRIVER_PYTHON"] = str(python)
+        env["PYSPARK_DRIVER_PYTHON"] = str(driver)
         env.pop("PYTHONPATH", None)
         printed = _run(
             [str(spark_home() / "bin" / "spark-submit"),
              "--master", master,
              "--conf", f"spark.driver.host={LOOPBACK}",
              "--conf", f"spark.pyspark.python={python}",
-             "--conf", f"spark.pyspark.driver.python={python}",
+             "--conf", f"spark.pyspark.driver.python={driver}",
              "--executor-memory", "768m",
              "--py-files", str(wheel),
              str(ROOT / "src" / "spark_udfs" / "submit.py"),
