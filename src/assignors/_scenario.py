@@ -74,13 +74,14 @@ def _event(raw: object, where: str) -> Event:
     at = number(event.get("at"), f"{where}.at")
     subject = name(event[kind], f"{where}.{kind}")
     if kind == "join":
+        strategy = {"assignors": names(event["assignors"], f"{where}.assignors")} if "assignors" in event else {}
         return Join(
             at,
             subject,
             names(event.get("topics"), f"{where}.topics"),
-            names(event.get("assignors", ["range"]), f"{where}.assignors"),
             instance_id=optional_name(event.get("instance_id"), f"{where}.instance_id"),
             rack=optional_name(event.get("rack"), f"{where}.rack"),
+            **strategy,  # without it, Join's default: Kafka's (range)
         )
     if kind == "leave":
         return Leave(at, subject)

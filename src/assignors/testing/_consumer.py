@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from assignors._model import TopicPartition
+from assignors._model import COOPERATIVE_STICKY_ASSIGNOR_NAME, RANGE_ASSIGNOR_NAME, TopicPartition
 from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline, Instant
 from assignors.rebalance import AddPartitions, Crash, Join, Leave, Restart, Subscribe
 from assignors.testing._checks import InvariantViolationError
@@ -72,7 +72,10 @@ def consumer_group_state_machine(  # noqa: C901 - the rules are nested functions
     *,
     partitions: Mapping[str, int] | None = None,
     session_timeout_s: float = 45.0,
-    classic_assignors: tuple[tuple[str, ...], ...] = (("cooperative-sticky",), ("range", "cooperative-sticky")),
+    classic_assignors: tuple[tuple[str, ...], ...] = (
+        (COOPERATIVE_STICKY_ASSIGNOR_NAME,),
+        (RANGE_ASSIGNOR_NAME, COOPERATIVE_STICKY_ASSIGNOR_NAME),
+    ),
 ) -> type[RuleBasedStateMachine]:
     """A ``RuleBasedStateMachine`` class driving a consumer-protocol group through random events.
 
