@@ -12,7 +12,6 @@ from assignors import (
     Cluster,
     Subscription,
     TopicPartition,
-    get_assignor,
     parse_topic_partition,
 )
 from assignors.metrics import (
@@ -32,6 +31,7 @@ from spark_udfs.replay import (
     TopicHistory,
     ddl,
     replay_frame,
+    strategy_assignor,
 )
 
 if TYPE_CHECKING:
@@ -119,7 +119,8 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     Args:
         membership: ``group_id, snapshot_ts, member_id, topics, group_instance_id, rack_id``.
         topics: ``topic, partitions, valid_from`` (small: collected and shipped to the workers).
-        strategies: assignor names, in output order.
+        strategies: strategy names, in output order (default: the classic four); ``ALL_STRATEGIES`` adds
+            KIP-848's ``uniform`` and ``consumer-range`` (protocol ``CONSUMER``).
         detail: also return the per-member assignments.
         actual: the recorded assignments (the ``actual`` table of ``assignors collect``): adds the
             strategy ``actual``, the cluster's own assignments measured the same way.
@@ -143,7 +144,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     check_schema(topics, TOPICS_COLUMNS, "topics")
     names = tuple(strategies)
     for name in names:
-        get_assignor(name)  # fail fast on unknown names
+        strategy_assignor(name)  # fail fast on unknown names
     history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
     timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
     pause_partition_seconds("EAGER", moved=0, survivors_owned=0, **asdict(timing))  # fail fast on bad durations
@@ -196,7 +197,7 @@ def _assign_one(strategy: str, snapshot: Any) -> dict[str, Any]:
             )
             for m in snapshot["members"]
         }
-        result = get_assignor(strategy).assign(Cluster(counts), subscriptions)
+        result = strategy_assignor(strategy).assign(Cluster(counts), subscriptions)
     except (AssignorError, KeyError, TypeError, ValueError) as error:
         return {"assignment": None, "error": f"{type(error).__name__}: {error}"}
     assignment = [{"member": m, "partitions": [str(tp) for tp in a.partitions]} for m, a in result.items()]

@@ -7,7 +7,8 @@
   (Kafka's ``CurrentAssignmentBuilder``), over :class:`MemberAssignmentState` records.
 - :func:`replay_step`: one snapshot change of a group for the evaluation (the new target,
   ``revoked``, ``moved`` and the heartbeats until every member is stable); the strategies
-  ``"uniform"`` and ``"consumer-range"`` (:data:`STRATEGIES`).
+  ``"uniform"`` and ``"consumer-range"`` (:data:`STRATEGIES`); :func:`rebalance_target` is
+  the same step with :func:`assignors.rebalance.rebalance`'s arguments, as the Spark replay calls it.
 - :class:`ConsumerGroupSimulator`: a heartbeat-level model of a whole group, driven by
   :mod:`assignors.rebalance`'s events, with the online upgrade from a classic group.
 """
@@ -24,7 +25,15 @@ from assignors.consumer_group._reconcile import (
     check_member_epoch,
     next_member_state,
 )
-from assignors.consumer_group._replay import STRATEGIES, ReplayStep, replay_step, server_assignor, server_strategy
+from assignors.consumer_group._replay import (
+    STRATEGIES,
+    ReplayStep,
+    TargetRebalance,
+    rebalance_target,
+    replay_step,
+    server_assignor,
+    server_strategy,
+)
 from assignors.consumer_group._simulator import ConsumerGroupSimulator
 from assignors.consumer_group._timeline import Instant, remote_assignor
 from assignors.consumer_group._timeline import Timeline as ConsumerTimeline
@@ -46,9 +55,11 @@ __all__ = [
     "RangeAssignor",
     "ReplayStep",
     "ServerAssignor",
+    "TargetRebalance",
     "UniformAssignor",
     "check_member_epoch",
     "next_member_state",
+    "rebalance_target",
     "remote_assignor",
     "replay_step",
     "server_assignor",
