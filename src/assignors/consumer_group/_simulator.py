@@ -406,13 +406,17 @@ class ConsumerGroupSimulator:
             epochs = (coordinator.group_epoch, coordinator.assignment_epoch)
         else:
             epochs = (self.classic.generation, self.classic.generation)
-        owned = {c.handle: c.owned for c in sorted(self.clients.values(), key=lambda c: c.handle) if c.up}
+        owned = self.owned()
         stable = self.stable() and not settling
         handle = client.handle if client is not None else None
         unowned = self.unowned()
         self.timeline.instants.append(
             Instant(self.now, handle, text, *epochs, revoked, added, owned, stable, unowned, self.protocol)
         )
+
+    def owned(self) -> dict[str, frozenset[TopicPartition]]:
+        """What each running member consumes now, by its handle."""
+        return {c.handle: c.owned for c in sorted(self.clients.values(), key=lambda c: c.handle) if c.up}
 
     def stable(self) -> bool:
         """Every member is up and consumes exactly its reconciled assignment, and no target is pending."""
