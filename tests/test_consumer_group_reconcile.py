@@ -8,14 +8,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assignors import AssignorError, TopicPartition
+from assignors import AssignorError, InvalidSubscriptionError, TopicPartition
 from assignors.consumer_group import (
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
     FencedMemberEpochError,
     MemberAssignmentState,
     MemberState,
     check_member_epoch,
     next_member_state,
+    static_leave,
+    static_rejoin,
 )
+from assignors.consumer_group._coordinator import Coordinator
 
 STABLE, UNREVOKED, UNRELEASED = MemberState.STABLE, MemberState.UNREVOKED_PARTITIONS, MemberState.UNRELEASED_PARTITIONS
 
@@ -220,3 +224,44 @@ def test_a_step_never_hands_over_a_held_partition(
     else:
         assert after.member_epoch in (before.member_epoch, epoch + 1)
         assert not (after.assigned - target)  # converged members hold only target partitions
+
+
+def test_static_leave_and_rejoin_as_pure_functions() -> None:
+    """Epoch -2 keeps the assignment and clears the pending revocation; a rejoin inherits it at epoch 0."""
+    before = member(UNREVOKED, 10, 9, tps((2, 3)), tps((1,)))
+    left = static_leave(before)
+    assert left == member(UNREVOKED, LEAVE_GROUP_STATIC_MEMBER_EPOCH, 9, tps((2, 3)))
+    back = static_rejoin(left)
+    assert back == member(UNREVOKED, 0, 0, tps((2, 3)))
+
+
+def test_static_member_keeps_its_target_while_away_and_the_new_member_id_inherits_it() -> None:
+    """Kafka's consumerGroupHeartbeat for static members: no epoch bump on leave (-2) nor on rejoin; fenced later."""
+    group = Coordinator({"topic1": 4})
+    group.join("a", ["topic1"], instance_id="ia")
+    group.join("b", ["topic1"], instance_id="ib")
+    for m in ("a", "b", "a", "b"):  # a revokes half for b, acknowledges; b takes it
+        group.heartbeat(m, sorted(group.members[m].reconciliation.assigned))
+    assert group.stable()
+    epoch, target = group.group_epoch, dict(group.target)
+    held = group.members["a"].reconciliation.assigned
+    assert held == tps((0, 1))
+    group.leave("a", static=True)
+    assert group.group_epoch == epoch  # no bump, no new target
+    assert group.target == target
+    assert group.members["a"].reconciliation.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH
+    assert group.members["a"].left
+    with pytest.raises(InvalidSubscriptionError, match="instance id 'ib' is still used by member 'b'"):
+        group.join("b2", ["topic1"], instance_id="ib")  # b has not left: refused
+    assert group.join("a2", ["topic1"], instance_id="ia") == "replaced a"
+    assert group.group_epoch == epoch  # same subscription: still no bump
+    assert "a" not in group.members
+    assert group.target["a2"] == target["a"]
+    state = group.heartbeat("a2", [])
+    assert (state.state, state.member_epoch, state.assigned) == (STABLE, group.assignment_epoch, held)
+    # Away past the session timeout instead: fenced, which bumps the epoch and frees its partitions.
+    group.leave("b", static=True)
+    group.remove("b")
+    assert group.group_epoch == epoch + 1
+    group.heartbeat("a2", sorted(held))
+    assert group.target == {"a2": tps((0, 1, 2, 3))}

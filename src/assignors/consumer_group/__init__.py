@@ -4,7 +4,9 @@
   (``"range"``): the built-in server-side assignors. Their input's ``owned_partitions``
   is each member's previous *target* assignment.
 - :func:`next_member_state` and :func:`check_member_epoch`: reconciliation and fencing
-  (Kafka's ``CurrentAssignmentBuilder``), over :class:`MemberAssignmentState` records.
+  (Kafka's ``CurrentAssignmentBuilder``), over :class:`MemberAssignmentState` records;
+  :func:`static_leave` (epoch -2, the target kept) and :func:`static_rejoin` (a new member
+  id inherits it).
 - :func:`replay_step`: one snapshot change of a group for the evaluation (the new target,
   ``revoked``, ``moved`` and the heartbeats until every member is stable); the strategies
   ``"uniform"`` and ``"consumer-range"`` (:data:`STRATEGIES`); :func:`rebalance_target` is
@@ -24,6 +26,8 @@ from assignors.consumer_group._reconcile import (
     MemberState,
     check_member_epoch,
     next_member_state,
+    static_leave,
+    static_rejoin,
 )
 from assignors.consumer_group._replay import (
     STRATEGIES,
@@ -64,4 +68,6 @@ __all__ = [
     "replay_step",
     "server_assignor",
     "server_strategy",
+    "static_leave",
+    "static_rejoin",
 ]

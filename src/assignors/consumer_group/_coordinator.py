@@ -12,7 +12,10 @@ from assignors.consumer_group._reconcile import (
     NO_EPOCH,
     MemberAssignmentState,
     MemberState,
+    joined,
     next_member_state,
+    static_leave,
+    static_rejoin,
 )
 from assignors.consumer_group._replay import server_assignor
 
@@ -103,15 +106,13 @@ class Coordinator:
             target = self.target.pop(previous.member_id, frozenset())
             for tp in previous.reconciliation.assigned:
                 self.holder[tp] = member_id
-            inherited = replace(previous.reconciliation, member_epoch=0, previous_member_epoch=0)
+            inherited = static_rejoin(previous.reconciliation)
             self.members[member_id] = MemberRecord(member_id, topics, instance_id, assignor, classic, inherited)
             self.target[member_id] = target
             if topics != previous.topics:
                 self.group_epoch += 1
             return f"replaced {previous.member_id}"
-        self.members[member_id] = MemberRecord(
-            member_id, topics, instance_id, assignor, classic, MemberAssignmentState()
-        )
+        self.members[member_id] = MemberRecord(member_id, topics, instance_id, assignor, classic, joined())
         self.target[member_id] = frozenset()
         self.group_epoch += 1
         return "joined"
@@ -125,7 +126,7 @@ class Coordinator:
         """A heartbeat with epoch -1 (gone for good) or, for a static member, -2 (back soon, target kept)."""
         record = self.members[member_id]
         if static and record.instance_id is not None:
-            kept = replace(record.reconciliation, pending_revocation=frozenset())
+            kept = static_leave(record.reconciliation)
             self._hold(member_id, _held(record.reconciliation), _held(kept))
             self.members[member_id] = replace(record, reconciliation=kept, left=True)
             return

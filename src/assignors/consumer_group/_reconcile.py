@@ -26,6 +26,8 @@ __all__ = [
     "MemberState",
     "check_member_epoch",
     "next_member_state",
+    "static_leave",
+    "static_rejoin",
 ]
 
 LEAVE_GROUP_MEMBER_EPOCH: Final = -1
@@ -178,6 +180,27 @@ def joined(epoch: int = 0) -> MemberAssignmentState:
     return MemberAssignmentState(MemberState.STABLE, epoch, epoch)
 
 
-def replaced(member: MemberAssignmentState) -> MemberAssignmentState:
-    """A static member's record after a rejoin with a new member id (epoch 0): it inherits the assignment."""
+def static_leave(member: MemberAssignmentState) -> MemberAssignmentState:
+    """A static member's record after it leaves with epoch -2 (``LEAVE_GROUP_STATIC_MEMBER_EPOCH``).
+
+    Kafka writes member epoch -2 and clears the pending revocation; the member stays in the
+    group with its assignment and its target, and the group epoch does not move: nothing is
+    reassigned until it comes back or its session times out (then it is fenced: removed, and
+    the group epoch bumped).
+
+    >>> from assignors import TopicPartition
+    >>> left = static_leave(MemberAssignmentState(MemberState.STABLE, 7, 6, frozenset({TopicPartition("t", 0)})))
+    >>> left.member_epoch, sorted(left.assigned)
+    (-2, [TopicPartition(topic='t', partition=0)])
+    """
+    return replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, pending_revocation=frozenset())
+
+
+def static_rejoin(member: MemberAssignmentState) -> MemberAssignmentState:
+    """The record of a static member back with a new member id and epoch 0 (Kafka's ``replaceMember``).
+
+    The new member inherits the old one's assignment (and, on the coordinator, its target and
+    subscription) at epoch 0; its first heartbeat reconciles it to the target epoch without
+    moving anything, since the subscription, hence the group epoch, did not change.
+    """
     return replace(member, member_epoch=0, previous_member_epoch=0, pending_revocation=frozenset())
