@@ -265,3 +265,57 @@ def test_static_member_keeps_its_target_while_away_and_the_new_member_id_inherit
     assert group.group_epoch == epoch + 1
     group.heartbeat("a2", sorted(held))
     assert group.target == {"a2": tps((0, 1, 2, 3))}
+
+
+# Kafka 4.1+ CurrentAssignmentBuilderTest: the member subscribes to topic2 only, topic1 is still in its assignment.
+@pytest.mark.parametrize(
+    ("target_epoch", "expected_epoch", "changed"), [(11, 11, False), (11, 11, True), (10, 10, True)]
+)
+def test_stable_to_stable_with_assignment_topics_no_longer_in_subscription(
+    target_epoch: int, expected_epoch: int, changed: bool
+) -> None:
+    """Kafka's testStableToStableWithAssignmentTopicsNoLongerInSubscription: topic1 is dropped, not owned any more."""
+    before = member(STABLE, 10, 9, tps((1, 2, 3), (4, 5, 6)))
+    got = next_member_state(
+        before,
+        target_epoch=target_epoch,
+        target=tps((1, 2, 3), (4, 5, 6)),
+        partition_epoch=epochs(-1),
+        owned=tps((), (4, 5, 6)),
+        subscribed_topics=["topic2"],
+        subscription_changed=changed,
+    )
+    assert got == member(STABLE, expected_epoch, 10, tps((), (4, 5, 6)))
+
+
+@pytest.mark.parametrize(("target_epoch", "changed"), [(11, False), (11, True), (10, True)])
+def test_stable_to_unrevoked_partitions_with_assignment_topics_no_longer_in_subscription(
+    target_epoch: int, changed: bool
+) -> None:
+    """Kafka's testStableToUnrevokedPartitionsWithAssignmentTopicsNoLongerInSubscription: still owned, so revoked."""
+    before = member(STABLE, 10, 9, tps((1, 2, 3), (4, 5, 6)))
+    got = next_member_state(
+        before,
+        target_epoch=target_epoch,
+        target=tps((1, 2, 3), (4, 5, 6)),
+        partition_epoch=epochs(-1),
+        owned=tps((1, 2, 3), (4, 5, 6)),
+        subscribed_topics=["topic2"],
+        subscription_changed=changed,
+    )
+    assert got == member(UNREVOKED, 10, 10, tps((), (4, 5, 6)), tps((1, 2, 3)))
+
+
+def test_remains_in_unrevoked_partitions_with_assignment_topics_no_longer_in_subscription() -> None:
+    """Kafka's test of that name: waiting for a revocation, the member still gives up the topic it left."""
+    before = member(UNREVOKED, 10, 10, tps((2, 3), (5, 6)), tps((1,), (4,)))
+    got = next_member_state(
+        before,
+        target_epoch=12,
+        target=tps((1, 3, 4), (6, 7)),
+        partition_epoch=epochs(-1),
+        owned=tps((1, 2, 3), (4, 5, 6)),
+        subscribed_topics=["topic2"],
+        subscription_changed=True,
+    )
+    assert got == member(UNREVOKED, 10, 10, tps((), (5, 6)), tps((1, 2, 3), (4,)))

@@ -111,6 +111,7 @@ def next_member_state(  # noqa: PLR0913 - Kafka's CurrentAssignmentBuilder input
     partition_epoch: Callable[[TopicPartition], int],
     owned: Collection[TopicPartition] | None = None,
     subscribed_topics: Collection[str] | None = None,
+    subscription_changed: bool = False,
 ) -> MemberAssignmentState:
     """One step of Kafka's ``CurrentAssignmentBuilder``: the member's state after this heartbeat.
 
@@ -122,13 +123,20 @@ def next_member_state(  # noqa: PLR0913 - Kafka's CurrentAssignmentBuilder input
             revocation), or -1 when nobody does.
         owned: the partitions the heartbeat lists as owned; None when it does not list them.
         subscribed_topics: when given, target partitions of other topics are ignored.
+        subscription_changed: the member's subscription changed with this heartbeat (Kafka
+            4.1 and later): a member with nothing else to do (waiting for a revocation, or
+            stable at the target epoch) still gives up the partitions of topics it left.
 
     Returns:
         ``member`` itself when nothing can change, else the new record.
     """
-    if member.state is MemberState.UNREVOKED_PARTITIONS and _owns_any(owned, member.pending_revocation):
+    waiting = member.state is MemberState.UNREVOKED_PARTITIONS and _owns_any(owned, member.pending_revocation)
+    settled = member.state is MemberState.STABLE and member.member_epoch == target_epoch
+    if (waiting or settled) and subscription_changed and subscribed_topics is not None:
+        return _drop_unsubscribed(member, set(subscribed_topics), owned)
+    if waiting:
         return member  # still waiting for the revocation
-    if member.state is MemberState.STABLE and member.member_epoch == target_epoch:
+    if settled:
         return member
     wanted = frozenset(target)
     if subscribed_topics is not None:
@@ -144,6 +152,22 @@ def next_member_state(  # noqa: PLR0913 - Kafka's CurrentAssignmentBuilder input
         return member.moved_to(MemberState.UNREVOKED_PARTITIONS, member.member_epoch, keep, revoke)
     state = MemberState.UNRELEASED_PARTITIONS if unreleased else MemberState.STABLE
     return member.moved_to(state, target_epoch, keep | new)
+
+
+def _drop_unsubscribed(
+    member: MemberAssignmentState, topics: set[str], owned: Collection[TopicPartition] | None
+) -> MemberAssignmentState:
+    """Kafka's ``updateCurrentAssignment``: partitions of topics the member left go pending revocation.
+
+    The member epoch stays; the previous epoch is updated, as in every transition.
+    """
+    stale = frozenset(tp for tp in member.assigned if tp.topic not in topics)
+    if not stale:
+        return member
+    pending = member.pending_revocation | stale
+    if _owns_any(owned, pending):
+        return member.moved_to(MemberState.UNREVOKED_PARTITIONS, member.member_epoch, member.assigned - stale, pending)
+    return member.moved_to(member.state, member.member_epoch, member.assigned - stale)
 
 
 def check_member_epoch(
