@@ -123,9 +123,10 @@ def next_member_state(  # noqa: PLR0913 - Kafka's CurrentAssignmentBuilder input
             revocation), or -1 when nobody does.
         owned: the partitions the heartbeat lists as owned; None when it does not list them.
         subscribed_topics: when given, target partitions of other topics are ignored.
-        subscription_changed: the member's subscription changed with this heartbeat (Kafka
-            4.1 and later): a member with nothing else to do (waiting for a revocation, or
-            stable at the target epoch) still gives up the partitions of topics it left.
+        subscription_changed: the member's subscription changed with this heartbeat: a member
+            with nothing else to do (waiting for a revocation, or stable at the target epoch)
+            still gives up the partitions of topics it left (KAFKA-19431, PR #20055, merged in
+            June 2025, so Kafka 4.1 or 4.2; before it, such partitions waited for the next target).
 
     Returns:
         ``member`` itself when nothing can change, else the new record.
