@@ -71,6 +71,7 @@ class Coordinator:
         self.target: dict[MemberId, frozenset[TopicPartition]] = {}
         self.holder: dict[TopicPartition, MemberId] = {}
         self.assignor_name = DEFAULT_ASSIGNOR
+        self.configured: dict[str, ServerAssignor] = {}  # strategy name -> a member's own assignor object
 
     # --- membership -------------------------------------------------------------------
 
@@ -176,7 +177,7 @@ class Coordinator:
     def compute_target(self) -> None:
         """Run the group's assignor on every member, from each member's previous target."""
         self.assignor_name = self._preferred_assignor()
-        assignor: ServerAssignor = server_assignor(self.assignor_name)
+        assignor = self.configured.get(self.assignor_name) or server_assignor(self.assignor_name)
         subscriptions = {
             m: Subscription(r.topics, owned_partitions=sorted(self.target.get(m, ())), group_instance_id=r.instance_id)
             for m, r in self.members.items()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from assignors._errors import InvalidSubscriptionError
 from assignors._model import RebalanceProtocol, TopicPartition
 from assignors.consumer_group._classic import ClassicGroup, classic_protocol
+from assignors.consumer_group._common import ServerAssignor
 from assignors.consumer_group._coordinator import Coordinator, MemberRecord
 from assignors.consumer_group._reconcile import MemberAssignmentState, MemberState
 from assignors.consumer_group._timeline import Instant, Timeline, remote_assignor
@@ -234,6 +235,9 @@ class ConsumerGroupSimulator:
         if self.coordinator is None:
             self.coordinator = Coordinator(self.partitions, group_epoch=max(self.classic.generation, 0))
             self.classic = ClassicGroup()
+        spec = client.specs[0] if consumer and client.specs else None
+        if isinstance(spec, ServerAssignor) and assignor is not None:
+            self.coordinator.configured[assignor] = spec  # e.g. UniformAssignor(stable_extras=False)
         what = self.coordinator.join(
             client.member_id, client.topics, instance_id=client.instance_id, assignor=assignor, classic=not consumer
         )
