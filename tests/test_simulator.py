@@ -493,3 +493,25 @@ def test_scenario_run_takes_consumer_protocol_scenarios() -> None:
     lines = scenario.run().render().splitlines()
     assert lines[0] == "t=0s  a: classic generation 1 (a joined) +orders[0-5]"
     assert lines[-1] == "t=245s  d: heartbeat: epoch 12 STABLE +orders[5]"
+
+
+@given(event_sequences(configs=[(CS,), ("uniform",), ("consumer",)], session_timeout_s=45.0))
+def test_group_simulator_equals_the_kip848_model_on_random_scenarios(scenario: Scenario) -> None:
+    """With any consumer-protocol member, GroupSimulator's timeline is the KIP-848 model's, whose invariants hold."""
+    from assignors.consumer_group import ConsumerGroupSimulator
+    from assignors.testing import consumer_group_problems
+
+    sim = GroupSimulator(scenario.partitions, session_timeout_s=scenario.session_timeout_s)
+    timeline = sim.run(scenario.events)
+    model = sim.consumer_group
+    if model is None:
+        assert not any(
+            isinstance(e, Join | Restart) and e.assignors is not None and e.assignors[0] != CS for e in scenario.events
+        )
+        return
+    direct = ConsumerGroupSimulator.from_scenario(scenario)
+    direct.run(scenario.events)
+    assert model.timeline.to_json() == direct.timeline.to_json()
+    assert len(timeline.entries) == len(direct.timeline.instants)
+    assert consumer_group_problems(model.timeline) == []
+    assert model.timeline.instants[-1].stable
