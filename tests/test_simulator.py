@@ -515,3 +515,4 @@ def test_group_simulator_equals_the_kip848_model_on_random_scenarios(scenario: S
     assert len(timeline.entries) == len(direct.timeline.instants)
     assert consumer_group_problems(model.timeline) == []
     assert model.timeline.instants[-1].stable
+    assert model.stable()

@@ -166,13 +166,13 @@ class GroupSimulator:
     def run(self, events: Iterable[Event]) -> Timeline:
         """Apply every event in order, then let pending timers fire; returns the timeline.
 
-        A consumer-protocol group heartbeats forever: it runs until two session timeouts after the last event.
+        A consumer-protocol group heartbeats forever: it runs until two session timeouts after the
+        last event or restarted member's return.
         """
         for event in events:
             self.apply(event)
         if self._consumer is not None:
-            last = self._applied[-1].at if self._applied else 0.0
-            self.advance(last + 2 * self.session_timeout_s)
+            self.advance(self._consumer.model.settled_by(self._applied))
         else:
             self.advance(math.inf)
         return self.timeline

@@ -97,13 +97,17 @@ class ConsumerGroupSimulator:
     # --- driving ----------------------------------------------------------------------
 
     def run(self, events: Iterable[Event], *, until: float | None = None) -> Timeline:
-        """Apply ``events`` in time order, then run until ``until`` (default: 2 session timeouts after the last)."""
-        last = 0.0
-        for event in sorted(events, key=lambda e: e.at):
+        """Apply ``events`` in time order, then run until ``until`` (default: :meth:`settled_by`)."""
+        ordered = sorted(events, key=lambda e: e.at)
+        for event in ordered:
             self.apply(event)
-            last = event.at
-        self.advance(last + 2 * self.session_timeout_s if until is None else until)
+        self.advance(self.settled_by(ordered) if until is None else until)
         return self.timeline
+
+    def settled_by(self, events: Iterable[Event]) -> float:
+        """Two session timeouts after the last event or restarted member's return: the group has settled by then."""
+        ends = [e.at + (e.downtime_s if isinstance(e, Restart) else 0.0) for e in events]
+        return max(ends, default=0.0) + 2 * self.session_timeout_s
 
     def apply(self, event: Event) -> None:
         """Run the heartbeats due until ``event.at``, then the event."""
@@ -369,6 +373,9 @@ class ConsumerGroupSimulator:
             self._classic_rebalance(f"{client.handle} timed out")
 
     def _classic_rebalance(self, cause: str) -> None:
+        if not self.classic.members:
+            self._record(None, f"empty ({cause})")
+            return
         for generation, revoked, added in self.classic.rebalance(self.partitions):
             text = f"classic generation {generation} ({cause})"
             for changes, gives_up in ((revoked, True), (added, False)):  # revocations come first in a round
