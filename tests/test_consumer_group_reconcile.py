@@ -28,6 +28,10 @@ def tps(t1: tuple[int, ...] = (), t2: tuple[int, ...] = ()) -> frozenset[TopicPa
     return frozenset([TopicPartition("topic1", p) for p in t1] + [TopicPartition("topic2", p) for p in t2])
 
 
+def _foo_bar(foo: tuple[int, ...] = (), bar: tuple[int, ...] = ()) -> list[TopicPartition]:
+    return [TopicPartition("foo", p) for p in foo] + [TopicPartition("bar", p) for p in bar]
+
+
 def epochs(value: int) -> Callable[[TopicPartition], int]:
     return lambda _tp: value
 
@@ -319,3 +323,31 @@ def test_remains_in_unrevoked_partitions_with_assignment_topics_no_longer_in_sub
         subscription_changed=True,
     )
     assert got == member(UNREVOKED, 10, 10, tps((), (5, 6)), tps((1, 2, 3), (4,)))
+
+
+@pytest.mark.parametrize(
+    ("subscribed", "expected"),
+    [
+        (["foo"], member(UNREVOKED, 10, 10, frozenset(_foo_bar((1, 2, 3))), frozenset(_foo_bar((), (4, 5, 6))))),
+        ([], member(UNREVOKED, 10, 10, frozenset(), frozenset(_foo_bar((1, 2, 3), (4, 5, 6))))),
+        (["foo", "bar"], member(STABLE, 10, 10, frozenset(_foo_bar((1, 2, 3), (4, 5, 6))))),
+    ],
+    ids=[
+        "testSubscribedTopicNameAndUnresolvedRegularExpression",
+        "testUnresolvedRegularExpression",
+        "testSubscribedTopicNameAndResolvedRegularExpression",
+    ],
+)
+def test_regular_expression_subscriptions(subscribed: list[str], expected: MemberAssignmentState) -> None:
+    """Kafka's regex tests, with the regex ``bar*`` given as the topics it resolves to (unresolved: none)."""
+    held = frozenset(_foo_bar((1, 2, 3), (4, 5, 6)))
+    got = next_member_state(
+        member(STABLE, 10, 10, held),
+        target_epoch=10,
+        target=held,
+        partition_epoch=epochs(-1),
+        owned=held,
+        subscribed_topics=subscribed,
+        subscription_changed=True,
+    )
+    assert got == expected
