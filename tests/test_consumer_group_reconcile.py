@@ -271,43 +271,40 @@ def test_static_member_keeps_its_target_while_away_and_the_new_member_id_inherit
     assert group.target == {"a2": tps((0, 1, 2, 3))}
 
 
-# Kafka 4.1+ CurrentAssignmentBuilderTest: the member subscribes to topic2 only, topic1 is still in its assignment.
+# Kafka's CurrentAssignmentBuilderTest after KAFKA-19431: the member subscribes to topic2 only, topic1 is still in
+# its assignment. (target epoch, subscription changed, owned, member after)
+NO_LONGER_SUBSCRIBED = {
+    "testStableToStableWithAssignmentTopicsNoLongerInSubscription": [
+        (11, False, tps((), (4, 5, 6)), member(STABLE, 11, 10, tps((), (4, 5, 6)))),
+        (11, True, tps((), (4, 5, 6)), member(STABLE, 11, 10, tps((), (4, 5, 6)))),
+        (10, True, tps((), (4, 5, 6)), member(STABLE, 10, 10, tps((), (4, 5, 6)))),
+    ],
+    "testStableToUnrevokedPartitionsWithAssignmentTopicsNoLongerInSubscription": [
+        (epoch, changed, tps((1, 2, 3), (4, 5, 6)), member(UNREVOKED, 10, 10, tps((), (4, 5, 6)), tps((1, 2, 3))))
+        for epoch, changed in ((11, False), (11, True), (10, True))
+    ],
+}
+
+
 @pytest.mark.parametrize(
-    ("target_epoch", "expected_epoch", "changed"), [(11, 11, False), (11, 11, True), (10, 10, True)]
+    ("target_epoch", "changed", "owned", "expected"),
+    [case for cases in NO_LONGER_SUBSCRIBED.values() for case in cases],
+    ids=[f"{name}-{i}" for name, cases in NO_LONGER_SUBSCRIBED.items() for i in range(len(cases))],
 )
-def test_stable_to_stable_with_assignment_topics_no_longer_in_subscription(
-    target_epoch: int, expected_epoch: int, changed: bool
+def test_assignment_topics_no_longer_in_subscription(
+    target_epoch: int, changed: bool, owned: frozenset[TopicPartition], expected: MemberAssignmentState
 ) -> None:
-    """Kafka's testStableToStableWithAssignmentTopicsNoLongerInSubscription: topic1 is dropped, not owned any more."""
-    before = member(STABLE, 10, 9, tps((1, 2, 3), (4, 5, 6)))
+    """A partition of a topic the member left is dropped at once when no longer owned, else revoked first."""
     got = next_member_state(
-        before,
+        member(STABLE, 10, 9, tps((1, 2, 3), (4, 5, 6))),
         target_epoch=target_epoch,
         target=tps((1, 2, 3), (4, 5, 6)),
         partition_epoch=epochs(-1),
-        owned=tps((), (4, 5, 6)),
+        owned=owned,
         subscribed_topics=["topic2"],
         subscription_changed=changed,
     )
-    assert got == member(STABLE, expected_epoch, 10, tps((), (4, 5, 6)))
-
-
-@pytest.mark.parametrize(("target_epoch", "changed"), [(11, False), (11, True), (10, True)])
-def test_stable_to_unrevoked_partitions_with_assignment_topics_no_longer_in_subscription(
-    target_epoch: int, changed: bool
-) -> None:
-    """Kafka's testStableToUnrevokedPartitionsWithAssignmentTopicsNoLongerInSubscription: still owned, so revoked."""
-    before = member(STABLE, 10, 9, tps((1, 2, 3), (4, 5, 6)))
-    got = next_member_state(
-        before,
-        target_epoch=target_epoch,
-        target=tps((1, 2, 3), (4, 5, 6)),
-        partition_epoch=epochs(-1),
-        owned=tps((1, 2, 3), (4, 5, 6)),
-        subscribed_topics=["topic2"],
-        subscription_changed=changed,
-    )
-    assert got == member(UNREVOKED, 10, 10, tps((), (4, 5, 6)), tps((1, 2, 3)))
+    assert got == expected
 
 
 def test_remains_in_unrevoked_partitions_with_assignment_topics_no_longer_in_subscription() -> None:

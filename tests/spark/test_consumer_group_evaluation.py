@@ -23,14 +23,22 @@ from assignors.metrics import movement
 from spark_udfs import MemberRow, TopicHistory, replay_group
 from spark_udfs.replay import ALL_STRATEGIES, STRATEGIES, strategy_assignor
 
-T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive
+MINUTES = [dt.datetime(2026, 1, 1, 12, m) for m in range(6)]  # noqa: DTZ001 - Spark timestamps are naive
+at = MINUTES.__getitem__
 
 
-def at(minute: int) -> dt.datetime:
-    return T0 + dt.timedelta(minutes=minute)
-
-
-FIELDS = ("protocol", "generation", "rebalanced", "moved", "orphaned", "revoked", "rounds", "min_load", "max_load")
+FIELDS = (
+    "protocol",
+    "generation",
+    "rebalanced",
+    "moved",
+    "orphaned",
+    "revoked",
+    "rounds",
+    "min_load",
+    "max_load",
+    "pause_partition_seconds",
+)
 # a and b split t (6); c joins; b leaves; t grows to 8 at minute 3.
 HISTORY = [
     *(MemberRow(at(0), m, ("t",)) for m in "ab"),
@@ -42,8 +50,10 @@ HISTORY = [
 TOPICS = TopicHistory([("t", 6, None), ("t", 8, at(3))])
 
 
-def test_uniform_history_by_hand() -> None:
-    """Kafka's homogeneous rules, worked by hand.
+def test_histories_by_hand() -> None:
+    """Kafka's rules, worked by hand on one history (R = H = 5 s).
+
+    uniform (the homogeneous builder):
 
     - a, b: a t-0..2, b t-3..5.
     - c joins: quotas 2/2/2; a keeps t-0, t-1, b keeps t-3, t-4; c takes t-2 and t-5: 2 moved,
@@ -51,37 +61,35 @@ def test_uniform_history_by_hand() -> None:
     - b leaves: t-3, t-4 are orphaned; a takes t-3, c t-4; nothing revoked: 1 round.
     - t grows to 8: quotas 4/4; the new t-6 and t-7 go one each; nothing moves.
     - nothing changes: no rebalance.
-    """
-    rows, detail = replay_group("g", HISTORY, TOPICS, ["uniform"], detail=True)
-    assert [tuple(r[f] for f in FIELDS) for r in rows] == [
-        ("CONSUMER", 1, True, 0, 0, 0, 1, 3, 3),
-        ("CONSUMER", 2, True, 2, 0, 2, 2, 2, 2),
-        ("CONSUMER", 3, True, 0, 2, 0, 1, 3, 3),
-        ("CONSUMER", 4, True, 0, 0, 0, 1, 4, 4),
-        ("CONSUMER", 4, False, 0, 0, 0, 0, 4, 4),
-    ]
-    assert [r["pause_partition_seconds"] for r in rows] == [0.0, 10.0, 0.0, 0.0, 0.0]
-    assert all(r["valid"] and r["error"] is None for r in rows)
-    final = {d["member"]: d["partitions"] for d in detail if d["snapshot_ts"] == at(3)}
-    assert final == {"a": ["t-0", "t-1", "t-3", "t-6"], "c": ["t-2", "t-4", "t-5", "t-7"]}
 
-
-def test_consumer_range_history_by_hand() -> None:
-    """The server range recomputes contiguous ranges every time.
+    consumer-range recomputes contiguous ranges every time:
 
     - c joins: a t-0, t-1; b t-2, t-3; c t-4, t-5: t-2 goes a -> b, t-4 and t-5 b -> c: 3 moved and revoked.
     - b leaves: a t-0..2, c t-3..5: the orphaned t-2 and t-3 are taken; nothing revoked.
     - t grows to 8: a t-0..3, c t-4..7: t-3 goes c -> a: 1 moved, 2 rounds, pause 5 s.
     """
-    rows, _ = replay_group("g", HISTORY, TOPICS, ["consumer-range"])
-    assert [tuple(r[f] for f in FIELDS) for r in rows] == [
-        ("CONSUMER", 1, True, 0, 0, 0, 1, 3, 3),
-        ("CONSUMER", 2, True, 3, 0, 3, 2, 2, 2),
-        ("CONSUMER", 3, True, 0, 2, 0, 1, 3, 3),
-        ("CONSUMER", 4, True, 1, 0, 1, 2, 4, 4),
-        ("CONSUMER", 4, False, 0, 0, 0, 0, 4, 4),
-    ]
-    assert [r["pause_partition_seconds"] for r in rows] == [0.0, 15.0, 0.0, 5.0, 0.0]
+    rows, detail = replay_group("g", HISTORY, TOPICS, ["uniform", "consumer-range"], detail=True)
+    expected = {
+        "uniform": [
+            ("CONSUMER", 1, True, 0, 0, 0, 1, 3, 3, 0.0),
+            ("CONSUMER", 2, True, 2, 0, 2, 2, 2, 2, 10.0),
+            ("CONSUMER", 3, True, 0, 2, 0, 1, 3, 3, 0.0),
+            ("CONSUMER", 4, True, 0, 0, 0, 1, 4, 4, 0.0),
+            ("CONSUMER", 4, False, 0, 0, 0, 0, 4, 4, 0.0),
+        ],
+        "consumer-range": [
+            ("CONSUMER", 1, True, 0, 0, 0, 1, 3, 3, 0.0),
+            ("CONSUMER", 2, True, 3, 0, 3, 2, 2, 2, 15.0),
+            ("CONSUMER", 3, True, 0, 2, 0, 1, 3, 3, 0.0),
+            ("CONSUMER", 4, True, 1, 0, 1, 2, 4, 4, 5.0),
+            ("CONSUMER", 4, False, 0, 0, 0, 0, 4, 4, 0.0),
+        ],
+    }
+    got = {name: [tuple(r[f] for f in FIELDS) for r in rows if r["strategy"] == name] for name in expected}
+    assert got == expected
+    assert all(r["valid"] and r["error"] is None for r in rows)
+    final = {d["member"]: d["partitions"] for d in detail if d["snapshot_ts"] == at(3) and d["strategy"] == "uniform"}
+    assert final == {"a": ["t-0", "t-1", "t-3", "t-6"], "c": ["t-2", "t-4", "t-5", "t-7"]}
 
 
 def test_static_member_back_under_a_new_member_id_inherits_its_target() -> None:
@@ -124,41 +132,54 @@ def test_bad_group_gives_error_rows_for_the_server_strategies_too() -> None:
 
 # --- the replay equals direct calls of the assignors, snapshot by snapshot -------------------
 
-IDENTITIES = ["m0", "m1", "m2", "m3", "m4"]
+# s0 and s1 are static (their instance id is the identity) and come back under a new member id at every
+# snapshot, as a rolling restart does; d0..d2 are dynamic.
+IDENTITIES = ["s0", "s1", "d0", "d1", "d2"]
 COUNTS = {"t0": 5, "t1": 3}
-Plain = tuple[dt.datetime, str, tuple[str, ...]]
+
+
+# (snapshot, identity, member id, topics, instance id)
+Plain = tuple[int, str, str, tuple[str, ...], str | None]
 
 
 @st.composite
 def histories(draw: st.DrawFn) -> list[Plain]:
     rows: list[Plain] = []
     for step in range(draw(st.integers(1, 5))):
-        present = draw(st.sets(st.sampled_from(IDENTITIES), min_size=1))
-        subscriptions = st.sampled_from([("t0",), ("t1",), ("t0", "t1")])
-        rows.extend((at(step), identity, draw(subscriptions)) for identity in sorted(present))
+        present = sorted(draw(st.sets(st.sampled_from(IDENTITIES), min_size=1)))
+        topics = [draw(st.sampled_from([("t0",), ("t1",), ("t0", "t1")])) for _ in present]
+        rows.extend(
+            (step, who, f"{who}-{step}", t, who) if who.startswith("s") else (step, who, who, t, None)
+            for who, t in zip(present, topics, strict=True)
+        )
     return rows
 
 
 def _direct(name: str, rows: list[Plain]) -> list[dict[str, Any]]:
-    """Per snapshot: the assignor run on the previous target (Kafka's coordinator), and its counts."""
+    """Per snapshot and identity: the assignor run on the previous target (Kafka's coordinator), and the counts."""
     make = UniformAssignor if name == "uniform" else RangeAssignor
     cluster = Cluster(COUNTS)
-    target: dict[str, tuple[TopicPartition, ...]] = {}
+    target: dict[str, tuple[TopicPartition, ...]] = {}  # by identity
     previous_key: object = None
     expected: list[dict[str, Any]] = []
-    for ts in sorted({r[0] for r in rows}):
-        members = {member: topics for when, member, topics in rows if when == ts}
-        key = sorted(members.items())
-        if key == previous_key:
+    for step in sorted({r[0] for r in rows}):
+        now = {who: (member, topics, instance) for at_step, who, member, topics, instance in rows if at_step == step}
+        key = sorted((who, topics) for who, (_, topics, _) in now.items())
+        if key == previous_key:  # a static member back under a new member id changes nothing
             expected.append({"target": target, "rebalanced": False, "moved": 0, "revoked": 0, "rounds": 0})
             continue
-        subs = {m: Subscription(t, owned_partitions=target.get(m, ())) for m, t in members.items()}
-        result = {m: a.partitions for m, a in make().assign(cluster, subs).items()}
+        subs = {
+            member: Subscription(topics, owned_partitions=target.get(who, ()), group_instance_id=instance)
+            for who, (member, topics, instance) in now.items()
+        }
+        by_member = make().assign(cluster, subs)
+        result = {who: by_member[member].partitions for who, (member, _, _) in now.items()}
         first = previous_key is None
         moves = movement(target, result, members_after=result.keys())
         revoked = 0 if first else moves.revoked(RebalanceProtocol.COOPERATIVE)
         # Reconciliation (1 heartbeat round when nobody revokes, else at most 2) is replay_step's.
-        rounds = replay_step({m: Assignment(p) for m, p in target.items()}, cluster, subs, assignor=name).heartbeats
+        previous = {member: Assignment(target.get(who, ())) for who, (member, _, _) in now.items()}
+        rounds = replay_step(previous, cluster, subs, assignor=name).heartbeats
         assert rounds == 1 if not revoked else rounds in {1, 2}
         moved = 0 if first else moves.moved
         expected.append({"target": result, "rebalanced": True, "moved": moved, "revoked": revoked, "rounds": rounds})
@@ -171,12 +192,14 @@ def _direct(name: str, rows: list[Plain]) -> list[dict[str, Any]]:
 def test_replay_equals_direct_calls(name: str, rows: list[Plain]) -> None:
     """Each snapshot change is one assignor run from the previous target; moved/revoked/rounds follow."""
     history = TopicHistory([(t, c, None) for t, c in COUNTS.items()])
-    out, detail = replay_group("g", [MemberRow(*row) for row in rows], history, [name], detail=True)
+    members = [MemberRow(at(step), member, topics, instance) for step, _, member, topics, instance in rows]
+    out, detail = replay_group("g", members, history, [name], detail=True)
+    identities = {member: who for _, who, member, _, _ in rows}
     expected = _direct(name, rows)
     assert len(out) == len(expected)
     for row, want in zip(out, expected, strict=True):
         got = {
-            d["member"]: tuple(sorted(parse_topic_partition(p) for p in d["partitions"]))
+            identities[d["member"]]: tuple(sorted(parse_topic_partition(p) for p in d["partitions"]))
             for d in detail
             if d["snapshot_ts"] == row["snapshot_ts"]
         }
