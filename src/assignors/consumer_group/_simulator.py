@@ -1,5 +1,7 @@
 """A heartbeat-level model of a consumer group speaking KIP-848's protocol, online upgrade included.
 
+(Over 450 lines: the events, the conversions both ways and the heartbeats share one clock and one client table.)
+
 Deterministic discrete time: every member heartbeats at its own interval and reconciles
 on its own; the coordinator computes a new target on the first heartbeat after the
 group epoch moves. Driven by the classic simulator's events (:mod:`assignors.rebalance`).
