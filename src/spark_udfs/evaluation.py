@@ -11,11 +11,10 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Literal, overload
 
-from assignors import get_assignor
 from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS, pause_partition_seconds
 from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
 from spark_udfs.frames import replay_frame
-from spark_udfs.group_replay import STRATEGIES, TopicHistory
+from spark_udfs.group_replay import STRATEGIES, TopicHistory, strategy_assignor
 from spark_udfs.schemas import (
     ASSIGNMENT_TYPE,
     DETAIL_COLUMNS,
@@ -77,7 +76,8 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     Args:
         membership: ``group_id, snapshot_ts, member_id, topics, group_instance_id, rack_id``.
         topics: ``topic, partitions, valid_from`` (small: collected and shipped to the workers).
-        strategies: assignor names, in output order.
+        strategies: strategy names, in output order (default: the classic four); ``ALL_STRATEGIES`` adds
+            KIP-848's ``uniform`` and ``consumer-range`` (protocol ``CONSUMER``).
         detail: also return the per-member assignments.
         actual: the recorded assignments (the ``actual`` table of ``assignors collect``): adds the
             strategy ``actual``, the cluster's own assignments measured the same way.
@@ -101,7 +101,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     check_schema(topics, TOPICS_COLUMNS, "topics")
     names = tuple(strategies)
     for name in names:
-        get_assignor(name)  # fail fast on unknown names
+        strategy_assignor(name)  # fail fast on unknown names
     history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
     timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
     pause_partition_seconds("EAGER", moved=0, survivors_owned=0, **asdict(timing))  # fail fast on bad durations

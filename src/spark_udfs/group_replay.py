@@ -9,7 +9,9 @@ A group's rows are its snapshots: all membership rows with one ``snapshot_ts``. 
 are replayed in time order. Each strategy carries its own last assignment and generation
 from one snapshot to the next and rebalances under its own protocol (its preferred one:
 EAGER for range, roundrobin and sticky; COOPERATIVE for cooperative-sticky) through
-:func:`assignors.rebalance.rebalance`, the engine the simulator uses too. A member's identity
+:func:`assignors.rebalance.rebalance`, the engine the simulator uses too. KIP-848's server
+assignors ``uniform`` and ``consumer-range`` (protocol CONSUMER) step by one target computation
+from the previous target, :func:`assignors.consumer_group.rebalance_target`. A member's identity
 is its ``group_instance_id`` when set, else its ``member_id``; a snapshot with the same
 identities, subscriptions, racks and partition counts as the one before does not rebalance.
 """
@@ -22,7 +24,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assignors import AssignorError, Cluster, RebalanceProtocol, Subscription, assignor_names, get_assignor
+from assignors import (
+    AssignorError,
+    Cluster,
+    ConsumerPartitionAssignor,
+    RebalanceProtocol,
+    Subscription,
+    assignor_names,
+    get_assignor,
+)
+from assignors.consumer_group import (
+    CONSUMER_PROTOCOL,
+    ServerAssignor,
+    TargetRebalance,
+    rebalance_target,
+    server_assignor,
+)
+from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.metrics import (
     balance,
     check_assignment,
@@ -30,7 +48,7 @@ from assignors.metrics import (
     pause_partition_seconds,
     weighted_load,
 )
-from assignors.rebalance import preferred_protocol, rebalance
+from assignors.rebalance import RebalanceResult, preferred_protocol, rebalance
 from spark_udfs.costs import DEFAULT_TIMING, PauseTiming, WeightHistory, is_missing
 from spark_udfs.schemas import OUTPUT_COLUMNS
 
@@ -42,15 +60,31 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "ALL_STRATEGIES",
     "STRATEGIES",
     "GroupDataError",
     "MemberRow",
     "Row",
     "TopicHistory",
     "replay_group",
+    "strategy_assignor",
 ]
 
 STRATEGIES: tuple[str, ...] = assignor_names()
+"""The classic strategies: the default of :func:`replay_group` and ``evaluate_history``."""
+ALL_STRATEGIES: tuple[str, ...] = (*STRATEGIES, *SERVER_STRATEGIES)
+"""The classic four, then KIP-848's server assignors ``uniform`` and ``consumer-range`` (protocol CONSUMER)."""
+
+
+def strategy_assignor(name: str) -> ConsumerPartitionAssignor:
+    """A fresh assignor for any strategy of :data:`ALL_STRATEGIES`.
+
+    Raises:
+        UnknownAssignorError: not a strategy name.
+    """
+    return server_assignor(name) if name in SERVER_STRATEGIES else get_assignor(name)
+
+
 _WEIGHTED = ("weighted_max_load", "weighted_min_load", "weighted_spread", "weighted_max_mean_ratio")
 
 Row = dict[str, Any]
@@ -217,7 +251,8 @@ def _count(history: TopicHistory, topic: str, ts: Any, member_id: str, last: Map
 @dataclass(slots=True)
 class _StrategyState:
     name: str
-    protocol: RebalanceProtocol
+    protocol: RebalanceProtocol  # CONSUMER counts revoked as COOPERATIVE does
+    label: str  # the output's protocol: EAGER, COOPERATIVE or CONSUMER
     generation: int = -1
     assignment: dict[str, tuple[TopicPartition, ...]] | None = None  # identity -> partitions
     row: Row | None = None
@@ -286,8 +321,11 @@ def _replay_strategy(
     group_id: str, snapshots: Sequence[_Snapshot], name: str, options: _Options
 ) -> tuple[list[Row], list[Row]]:
     detail = options.detail
-    assignor = get_assignor(name)
-    state = _StrategyState(name, preferred_protocol(assignor))
+    assignor = strategy_assignor(name)
+    if isinstance(assignor, ServerAssignor):
+        state = _StrategyState(name, RebalanceProtocol.COOPERATIVE, CONSUMER_PROTOCOL)
+    else:
+        state = _StrategyState(name, preferred_protocol(assignor), preferred_protocol(assignor).name)
     output: list[Row] = []
     members_out: list[Row] = []
     previous_key: tuple[Any, ...] | None = None
@@ -325,7 +363,14 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
     subscriptions = {member_id: s for member_id, (_, s) in by_member.items()}
     before = state.assignment or {}
     owned = {member_id: before.get(identity, ()) for member_id, (identity, _) in by_member.items()}
-    result = rebalance(assignor, cluster, subscriptions, owned, generation=state.generation, protocol=state.protocol)
+    result: TargetRebalance | RebalanceResult
+    if isinstance(assignor, ServerAssignor):
+        result = rebalance_target(assignor, cluster, subscriptions, owned, generation=state.generation)
+        rounds = result.heartbeats
+    else:
+        generation, protocol = state.generation, state.protocol
+        result = rebalance(assignor, cluster, subscriptions, owned, generation=generation, protocol=protocol)
+        rounds = len(result.rounds)
     final = result.assignment
     after = {identity: final[member_id].partitions for member_id, (identity, _) in by_member.items()}
     moves = movement(before, after, members_after=after.keys())
@@ -338,7 +383,7 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
         "group_id": group_id,
         "snapshot_ts": snapshot.ts,
         "strategy": state.name,
-        "protocol": state.protocol.name,
+        "protocol": state.label,
         "generation": result.generation,
         "rebalanced": True,
         "members": loads.members,
@@ -351,7 +396,7 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
         "moved": 0 if first else moves.moved,
         "orphaned": 0 if first else moves.orphaned,
         "revoked": 0 if first else moves.revoked(state.protocol),
-        "rounds": len(result.rounds),
+        "rounds": rounds,
         "valid": valid,
         "error": None,
         "assign_ms": result.assign_seconds * 1000.0,
@@ -361,7 +406,7 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
         "pause_partition_seconds": 0.0
         if first
         else pause_partition_seconds(
-            state.protocol.name,
+            state.label,
             moved=moves.moved,
             survivors_owned=moves.revoked(RebalanceProtocol.EAGER),
             rebalance_seconds=options.timing.rebalance_seconds,

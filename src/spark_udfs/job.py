@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlparse
 from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS
 from spark_udfs.costs import WEIGHTS_COLUMNS
 from spark_udfs.ranking import DEFAULT_RANK_BY
-from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
+from spark_udfs.replay import ALL_STRATEGIES, MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
 from spark_udfs.schemas import OPTIONAL_CSV_COLUMNS, csv_columns
 from spark_udfs.session import is_connect
@@ -188,7 +188,10 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
     rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
     heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
 ) -> Summary:
-    """Generate the sample history (with topic weights), save it under ``out/input`` and evaluate it into ``out``."""
+    """Generate the sample history (with topic weights), save it under ``out/input`` and evaluate it into ``out``.
+
+    Every strategy runs: the classic four and KIP-848's ``uniform`` and ``consumer-range``.
+    """
     from spark_udfs.sample import generate_history
 
     history = generate_history(groups, snapshots)
@@ -205,6 +208,7 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
         saved["membership"],
         saved["topics"],
         out,
+        strategies=ALL_STRATEGIES,
         report=report,
         progress=progress,
         weights=saved["weights"],

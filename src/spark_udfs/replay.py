@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from spark_udfs.costs import PauseTiming, WeightHistory
 from spark_udfs.frames import member_rows, replay_frame, rows_to_frame
-from spark_udfs.group_replay import STRATEGIES, GroupDataError, MemberRow, TopicHistory, replay_group
+from spark_udfs.group_replay import (
+    ALL_STRATEGIES,
+    STRATEGIES,
+    GroupDataError,
+    MemberRow,
+    TopicHistory,
+    replay_group,
+    strategy_assignor,
+)
 from spark_udfs.schemas import (
     DETAIL_COLUMNS,
     MEMBERSHIP_COLUMNS,
@@ -21,6 +29,7 @@ from spark_udfs.schemas import (
 )
 
 __all__ = [
+    "ALL_STRATEGIES",
     "DETAIL_COLUMNS",
     "MEMBERSHIP_COLUMNS",
     "OUTPUT_COLUMNS",
@@ -37,4 +46,5 @@ __all__ = [
     "replay_frame",
     "replay_group",
     "rows_to_frame",
+    "strategy_assignor",
 ]

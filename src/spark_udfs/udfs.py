@@ -15,11 +15,11 @@ from assignors import (
     Cluster,
     Subscription,
     TopicPartition,
-    get_assignor,
     parse_topic_partition,
 )
 from assignors.metrics import balance, movement
 from spark_udfs.evaluation import evaluate_history
+from spark_udfs.group_replay import strategy_assignor
 from spark_udfs.schemas import ASSIGNMENT_TYPE, SchemaError, check_schema
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def _assign_one(strategy: str, snapshot: Any) -> dict[str, Any]:
             )
             for m in snapshot["members"]
         }
-        result = get_assignor(strategy).assign(Cluster(counts), subscriptions)
+        result = strategy_assignor(strategy).assign(Cluster(counts), subscriptions)
     except (AssignorError, KeyError, TypeError, ValueError) as error:
         return {"assignment": None, "error": f"{type(error).__name__}: {error}"}
     assignment = [{"member": m, "partitions": [str(tp) for tp in a.partitions]} for m, a in result.items()]
