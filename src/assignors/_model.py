@@ -270,7 +270,8 @@ def rejoined_subscription(
     setattr_ = object.__setattr__
     setattr_(copy, "topics", subscription.topics)
     setattr_(copy, "user_data", _optional_bytes(user_data, "user_data"))
-    setattr_(copy, "owned_partitions", _sorted_partitions(owned_partitions, "owned_partitions"))
+    owned = _sorted_partitions(owned_partitions, "owned_partitions") if owned_partitions != () else ()
+    setattr_(copy, "owned_partitions", owned)
     setattr_(copy, "generation_id", max(generation_id, DEFAULT_GENERATION))
     setattr_(copy, "rack_id", subscription.rack_id)
     setattr_(copy, "group_instance_id", subscription.group_instance_id)
@@ -289,9 +290,11 @@ class Assignment:
     user_data: bytes | None
 
     def __init__(self, partitions: Iterable[TopicPartition], *, user_data: bytes | None = None) -> None:
-        items = tuple(
-            _as_topic_partition(item, "partitions") for item in _items(partitions, "partitions", "TopicPartition")
-        )
+        given = _items(partitions, "partitions", "TopicPartition")
+        if set(map(type, given)) <= {TopicPartition}:  # the common case, checked in C
+            items: tuple[TopicPartition, ...] = tuple(given)  # type: ignore[arg-type] # all TopicPartition
+        else:
+            items = tuple(_as_topic_partition(item, "partitions") for item in given)
         if len(set(items)) != len(items):
             seen: set[TopicPartition] = set()
             for tp in items:

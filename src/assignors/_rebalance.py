@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from assignors._errors import ConfigurationError, CooperativeViolationError, InconsistentGroupProtocolError
@@ -132,6 +133,9 @@ def select_assignor(preferences: Mapping[MemberId, Sequence[str]]) -> str:
     return min((name for name, count in votes.items() if count == most), key=_tie_rank)
 
 
+_topic_of = attrgetter("topic")
+
+
 def _tie_rank(name: str) -> tuple[int, str]:
     order = BROKER_TIE_ORDER.index(name) if name in BROKER_TIE_ORDER else len(BROKER_TIE_ORDER)
     return order, name
@@ -188,8 +192,7 @@ def receive_assignment(
     """
     assigned = assignment.partitions if isinstance(assignment, Assignment) else tuple(assignment)
     revoked, added = diff(tuple(owned), assigned)
-    subscribed = set(topics)
-    mismatch = any(tp.topic not in subscribed for tp in assigned)
+    mismatch = not set(topics).issuperset(map(_topic_of, assigned))
     rejoin = mismatch or (protocol is RebalanceProtocol.COOPERATIVE and bool(revoked))
     return MemberUpdate(revoked, added, assigned, rejoin)
 

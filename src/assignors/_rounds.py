@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from itertools import chain, filterfalse
 from typing import TYPE_CHECKING
 
 from assignors._errors import AssignorError, ConfigurationError, InvalidSubscriptionError
@@ -273,10 +274,11 @@ def run_rounds(  # noqa: PLR0913 - keyword-only knobs of run_round
 
 
 def _unowned(members: Sequence[RoundMember], cluster: Cluster) -> tuple[TopicPartition, ...]:
-    owned = {tp for m in members for tp in m.owned}
+    owned = set().union(*(m.owned for m in members))
     counts = cluster.partitions_per_topic
-    subscribed = sorted({t for m in members for t in m.topics})
-    return tuple(tp for t in subscribed for tp in topic_partitions(t, counts.get(t, 0)) if tp not in owned)
+    subscribed = sorted(set().union(*(m.topics for m in members)))
+    every = chain.from_iterable(topic_partitions(t, counts.get(t, 0)) for t in subscribed)
+    return tuple(filterfalse(owned.__contains__, every))
 
 
 @dataclass(frozen=True, slots=True)

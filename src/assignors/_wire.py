@@ -138,11 +138,12 @@ class Writer:
 
     def int32s(self, values: list[int], field: str) -> None:
         """INT32 values in one write (no count: the caller writes the array length)."""
-        if values and (min(values) < _INT32_MIN or max(values) > _INT32_MAX):
-            bad = next(value for value in values if not _INT32_MIN <= value <= _INT32_MAX)
+        try:
+            self.parts.append(struct.pack(f">{len(values)}i", *values))
+        except struct.error:  # a value out of range (or not an int): name the first one
+            bad = next(value for value in values if type(value) is not int or not _INT32_MIN <= value <= _INT32_MAX)
             msg = f"{field}={bad} does not fit Kafka's INT32"
-            raise EncodingError(msg)
-        self.parts.append(struct.pack(f">{len(values)}i", *values))
+            raise EncodingError(msg) from None
 
     def string(self, value: str, field: str = "string") -> None:
         encoded = value.encode("utf-8")
