@@ -305,11 +305,6 @@ class Assignment:
         object.__setattr__(self, "partitions", items)
         object.__setattr__(self, "user_data", _optional_bytes(user_data, "user_data"))
 
-    @classmethod
-    def _trusted(cls, partitions: tuple[TopicPartition, ...], user_data: bytes | None = None) -> Assignment:
-        """The former spelling of :func:`unchecked_assignment`, kept for callers not yet moved."""
-        return unchecked_assignment(partitions, user_data)
-
 
 def unchecked_assignment(partitions: tuple[TopicPartition, ...], user_data: bytes | None = None) -> Assignment:
     """Build an Assignment without validation: for output that is valid by construction (sorted, unique)."""

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from assignors._errors import InvalidSubscriptionError
+from assignors._errors import SimulationError
 from assignors._model import Cluster, Subscription, TopicPartition
 from assignors.consumer_group._reconcile import (
     NO_EPOCH,
@@ -95,14 +95,14 @@ class Coordinator:
         Returns what happened: ``"joined"`` or ``"replaced <old member id>"``.
 
         Raises:
-            InvalidSubscriptionError: the instance id belongs to a member that has not left.
+            SimulationError: the instance id belongs to a member that has not left.
         """
         topics = tuple(sorted(set(topics)))
         previous = self._static(instance_id)
         if previous is not None:
             if not previous.left:
                 msg = f"instance id {instance_id!r} is still used by member {previous.member_id!r}"
-                raise InvalidSubscriptionError(msg)
+                raise SimulationError(msg)
             del self.members[previous.member_id]
             target = self.target.pop(previous.member_id, frozenset())
             for tp in previous.reconciliation.assigned:

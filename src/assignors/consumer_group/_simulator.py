@@ -13,7 +13,7 @@ import heapq
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assignors._errors import InvalidSubscriptionError
+from assignors._errors import SimulationError
 from assignors._model import RebalanceProtocol, TopicPartition
 from assignors.consumer_group._classic import ClassicGroup, classic_protocol
 from assignors.consumer_group._common import ServerAssignor
@@ -155,7 +155,7 @@ class ConsumerGroupSimulator:
         client = self.clients.get(handle)
         if client is None or not client.up:
             msg = f"member={handle!r} is not running"
-            raise InvalidSubscriptionError(msg)
+            raise SimulationError(msg)
         return client
 
     # --- the group's type -------------------------------------------------------------
@@ -228,7 +228,7 @@ class ConsumerGroupSimulator:
         if client is None:
             if handle in self.clients and self.clients[handle].up:
                 msg = f"member={handle!r} is already running"
-                raise InvalidSubscriptionError(msg)
+                raise SimulationError(msg)
             client = _Client(handle, handle, tuple(topics), instance_id, tuple(specs))
             self.clients[handle] = client
         client.joined_specs = client.specs
