@@ -109,6 +109,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from assignors._sticky_claims import Claim, State, StickyResult, resolve_claims
+from assignors._sticky_exchange import improve
 from assignors._sticky_general import assign_general
 from assignors._sticky_racks import RackInfo
 from assignors._sticky_uniform import assign_identical
@@ -156,6 +157,8 @@ def sticky_assign(
             assign_identical(partitions_per_topic, eligible, taken, racks, state)
         else:
             assign_general(partitions_per_topic, member_topics, eligible, taken, racks, state)
+        owners = {tp: member for member, partitions in valid.items() for tp in partitions}
+        improve(partitions_per_topic, member_topics, eligible, owners, racks, state, identical)
         if state.unkept:
             state.settle()
     return StickyResult(state.kept, state.new, claimed)

@@ -242,6 +242,8 @@ def _assign_racked(
         if len(owned) > quota:
             kept[member], dropped = _trim(owned, quota, member, racks)
             trimmed.extend(dropped)
+            for tp in dropped:  # dealt back to its owner later, it counts as kept (State.settle)
+                state.unkept.setdefault(tp, member)
         state.load[member] = len(kept[member])
     pool = unclaimed(partitions_per_topic, taken)
     if trimmed:
