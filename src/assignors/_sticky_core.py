@@ -157,8 +157,7 @@ def sticky_assign(
             assign_identical(partitions_per_topic, eligible, taken, racks, state)
         else:
             assign_general(partitions_per_topic, member_topics, eligible, taken, racks, state)
-        owners = {tp: member for member, partitions in valid.items() for tp in partitions}
-        improve(partitions_per_topic, member_topics, eligible, owners, racks, state, identical)
+        improve(partitions_per_topic, member_topics, eligible, valid, racks, state, identical)
         if state.unkept:
             state.settle()
     return StickyResult(state.kept, state.new, claimed)

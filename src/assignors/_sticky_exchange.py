@@ -59,17 +59,21 @@ def improve(  # noqa: PLR0913, PLR0917 - the algorithm's whole state
     partitions_per_topic: Mapping[Topic, int],
     member_topics: Mapping[MemberId, frozenset[Topic]],
     members: Sequence[MemberId],
-    owners: Mapping[TopicPartition, MemberId],
+    claims: Mapping[MemberId, Sequence[TopicPartition]],
     racks: RackInfo,
     state: State,
     identical: bool,  # noqa: FBT001 - internal
 ) -> None:
-    """Improve the builder's result in ``state`` at levels 3-5 (small groups; see the module docstring)."""
+    """Improve the builder's result in ``state`` at levels 3-5 (small groups; see the module docstring).
+
+    ``claims``: each member's valid claims, the partitions it owns.
+    """
     total = sum(partitions_per_topic.values())
     if len(members) < 2 or total * len(members) > LIMIT:  # noqa: PLR2004 - one member has no choice
         return
     if not any(state.new[m] for m in members) and not racks.enabled:
         return  # everyone keeps what it owned: any move would revoke
+    owners = {tp: member for member, partitions in claims.items() for tp in partitions}
     _Exchange(partitions_per_topic, member_topics, members, owners, racks, state, identical).run()
 
 
