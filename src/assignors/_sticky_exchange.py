@@ -22,9 +22,9 @@ the lightest subscriber of ``T`` (the sticky condition, for fixed loads); load c
 are the negative paths between two members, each kept only when the sticky condition
 still holds afterwards (a local search over load vectors, not exhaustive).
 
-The phase runs on small groups only (members x partitions up to :data:`LIMIT`), and only
-when something could improve: a partition placed away from its owner, a rack-mismatched
-placement, or new partitions whose per-topic spread could even.
+The phase runs on small groups only (members x partitions up to :data:`LIMIT`; with
+identical subscriptions and no racks, where the builder is exact at levels 3 and 4, up to
+:data:`SHIFT_SPREAD`), and only when a partition is new to its member or racks apply.
 """
 
 from __future__ import annotations
@@ -69,8 +69,11 @@ def improve(  # noqa: PLR0913, PLR0917 - the algorithm's whole state
     ``claims``: each member's valid claims, the partitions it owns.
     """
     total = sum(partitions_per_topic.values())
-    if len(members) < 2 or total * len(members) > LIMIT:  # noqa: PLR2004 - one member has no choice
+    size = total * len(members)
+    if len(members) < 2 or size > LIMIT:  # noqa: PLR2004 - one member has no choice
         return
+    if identical and not racks.enabled and size > SHIFT_SPREAD:
+        return  # the builder is exact at levels 3 and 4 there: only the spread proxy could gain
     if not any(state.new[m] for m in members) and not racks.enabled:
         return  # everyone keeps what it owned: any move would revoke
     owners = {tp: member for member, partitions in claims.items() for tp in partitions}
