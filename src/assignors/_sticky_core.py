@@ -35,9 +35,10 @@ The builders (one per shape, chosen here and logged at DEBUG, as Kafka logs its 
 * ``_sticky_racks``: KIP-881 rack awareness shared by both builders.
 * ``_sticky_exchange``: then, in small groups (members x partitions up to 5,000), an
   exact improvement phase: negative-cycle cancelling on the exchange graph for levels 3
-  and 4 (level 5 through a convex proxy) and, with mixed subscriptions, load shifts
-  re-optimised at the shifted loads. On the oracle corpus (tests/sticky_oracle.py) levels
-  3 and 4 are then exact on every group and level 5 on all but 1.3% (at most 3 wider).
+  and 4 (level 5 through a convex proxy), with mixed subscriptions load shifts
+  re-optimised at the shifted loads, and without racks swaps that even the spread. On
+  the oracle corpus (tests/sticky_oracle.py) levels 3 and 4 are then exact on every
+  group and level 5 on all but 1% (at most 3 wider).
 
 Kafka's worked examples, pinned. ``StickyAssignor``'s Javadoc, example 1: C0, C1, C2 on
 t0..t3 (two partitions each), then C1 leaves; C0 and C2 keep all they had:

@@ -22,6 +22,11 @@ the lightest subscriber of ``T`` (the sticky condition, for fixed loads); load c
 are the negative paths between two members, each kept only when the sticky condition
 still holds afterwards (a local search over load vectors, not exhaustive).
 
+Without racks, last, swaps of two partitions between two members that cost nothing at
+levels 3 and 4 and lower the per-topic spread itself (not its proxy) are made until none
+is left. (With racks, a partition kept off its owner's racks is free to move in the next
+round, where the proxy could undo such a swap: the fixpoint would break.)
+
 The phase runs on small groups only (members x partitions up to :data:`LIMIT`; with
 identical subscriptions and no racks, where the builder is exact at levels 3 and 4, up to
 :data:`SHIFT_SPREAD`), and only when a partition is new to its member or racks apply.
@@ -34,7 +39,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from assignors._model import MemberId, Topic, TopicPartition
     from assignors._sticky_claims import State
@@ -206,10 +211,55 @@ class _Exchange:
         if self._shifts_worth_it():
             while self._shift_load():
                 shifts += 1
-        if cycles or shifts:
+        swaps = 0 if self._racks.enabled else self._even_spread()
+        if cycles or shifts or swaps:
             self._write_back()
         if logger.isEnabledFor(logging.DEBUG):
-            logger.debug("sticky exchange: %d cycles and %d load shifts improved the assignment", cycles, shifts)
+            logger.debug(
+                "sticky exchange: %d cycles, %d load shifts and %d swaps improved the assignment", cycles, shifts, swaps
+            )
+
+    def _spread(self, topic: Topic) -> int:
+        counts = [len(self._held[m, topic]) for m in self._subscribers[topic]]
+        return max(counts) - min(counts)
+
+    def _even_spread(self) -> int:
+        """Swaps of two partitions between two members that lower the per-topic spread itself; returns how many.
+
+        The proxy of the cycles is not the spread: a swap that evens two topics may add
+        squares. A swap keeps every load, and is made only when it costs nothing at levels 3
+        and 4 (no racks here: the cost is the owners alone).
+        """
+        swaps = 0
+        improved = True
+        while improved:
+            improved = False
+            for a, b, p, q in self._swap_candidates():
+                topics = (p[0], q[0])
+                before = sum(map(self._spread, topics))
+                self._apply([(p, a, b), (q, b, a)])
+                if sum(map(self._spread, topics)) < before:
+                    swaps += 1
+                    improved = True
+                    break
+                self._apply([(p, b, a), (q, a, b)])
+        return swaps
+
+    def _swap_candidates(self) -> Iterator[tuple[MemberId, MemberId, TopicPartition, TopicPartition]]:
+        """Members ``a`` and ``b`` and a partition of each, of two topics both may hold, free at level 3."""
+        members, held, allowed, cost = self._members, self._held, self._allowed, self._cost
+        for index, a in enumerate(members):
+            for b in members[index + 1 :]:
+                for p_topic in sorted(self._member_topics[a]):
+                    if b not in allowed[p_topic] or not held[a, p_topic]:
+                        continue
+                    for q_topic in sorted(self._member_topics[b]):
+                        if q_topic == p_topic or a not in allowed[q_topic] or not held[b, q_topic]:
+                            continue
+                        p = min(held[a, p_topic], key=lambda tp: (cost(tp, b) - cost(tp, a), tp))
+                        q = min(held[b, q_topic], key=lambda tp: (cost(tp, a) - cost(tp, b), tp))
+                        if cost(p, b) + cost(q, a) <= cost(p, a) + cost(q, b):
+                            yield a, b, p, q
 
     def _shifts_worth_it(self) -> bool:
         """Mixed subscriptions, few members, and something at level 3 or 4 to win (or a small group)."""
