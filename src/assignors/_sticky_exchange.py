@@ -52,7 +52,6 @@ __all__ = ["LIMIT", "SHIFT_MEMBERS", "SHIFT_SPREAD", "improve"]
 LIMIT = 5_000  # members x partitions: above it the builders' result stands
 SHIFT_MEMBERS = 8  # load shifts (mixed subscriptions) are searched in groups up to this many members
 SHIFT_SPREAD = 1_000  # ... and, when levels 3 and 4 are already at zero, up to this many members x partitions
-_NO_RACKS: frozenset[str] = frozenset()
 
 # A move: the partition, its giver and its receiver. An arc: tail node, head node, weight
 # and its move (None: an arc that only changes a count).
@@ -128,8 +127,6 @@ class _Exchange:
         self._sink = len(members) + len(self._held)
         self._allowed: dict[Topic, set[MemberId]] = {}
 
-    # The costs.
-
     def _cost(self, tp: TopicPartition, member: MemberId) -> int:
         owner = self._owner.get(tp)
         cost = self._w3 if owner is not None and owner != member else 0
@@ -194,16 +191,14 @@ class _Exchange:
 
     def _classes(self, member: MemberId, parts: list[TopicPartition]) -> list[tuple[int, TopicPartition]]:
         """One representative (the smallest) per class of partitions with the same costs everywhere."""
-        seen: dict[tuple[MemberId | None, frozenset[str]], TopicPartition] = {}
-        layout = self._racks.layout if self._racks.enabled else None
+        seen: dict[tuple[MemberId | None, frozenset[str] | None], TopicPartition] = {}
+        enabled, layout = self._racks.enabled, self._racks.layout
         for tp in parts:
-            key = (self._owner.get(tp), layout(tp) if layout is not None else _NO_RACKS)
+            key = (self._owner.get(tp), layout(tp) if enabled else None)
             current = seen.get(key)
             if current is None or tp < current:
                 seen[key] = tp
         return [(self._cost(tp, member), tp) for tp in sorted(seen.values())]
-
-    # The search.
 
     def run(self) -> None:
         cycles = self._cancel()
