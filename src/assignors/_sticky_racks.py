@@ -8,6 +8,7 @@ none of its owner's racks is movable. Balance always wins over locality.
 from __future__ import annotations
 
 import heapq
+from collections import defaultdict
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import contains, not_
@@ -153,9 +154,9 @@ def _place_locally(
     pool: list[TopicPartition], members: Sequence[MemberId], racks: RackInfo, state: State, limit: int | None
 ) -> list[TopicPartition]:
     """The pool step of :func:`rack_pass`; returns what no local member had room for."""
-    by_layout: dict[frozenset[str], list[TopicPartition]] = {}
+    by_layout: defaultdict[frozenset[str], list[TopicPartition]] = defaultdict(list)
     for tp, layout in zip(pool, map(racks.racks_by_partition.get, pool, repeat(_NO_RACKS)), strict=True):
-        by_layout.setdefault(layout, []).append(tp)
+        by_layout[layout].append(tp)
     local = {layout: racks.local_members(layout, members) for layout in by_layout}
     rest: list[TopicPartition] = []
     turns = [(by_layout[layout], local[layout]) for layout in sorted(local, key=lambda k: (len(local[k]), sorted(k)))]
