@@ -242,6 +242,8 @@ def _assign_racked(
         if len(owned) > quota:
             kept[member], dropped = _trim(owned, quota, member, racks)
             trimmed.extend(dropped)
+            for tp in dropped:  # dealt back to its owner later, it counts as kept (State.settle)
+                state.unkept.setdefault(tp, member)
         state.load[member] = len(kept[member])
     pool = unclaimed(partitions_per_topic, taken)
     if trimmed:
@@ -249,6 +251,7 @@ def _assign_racked(
     if racks.enabled:
         off_rack = racks.mismatched(state, members)
         pool, moved = rack_pass(pool, off_rack, members, racks, state, min_quota)
+    placed = {m: len(state.new[m]) for m in members}  # so far every new partition is rack-local
     given = water_fill(pool, members, state, min_quota)
     water_fill(pool[given:], members, state, max_quota)  # the quotas add up: nothing is left
     if racks.enabled:
@@ -256,7 +259,8 @@ def _assign_racked(
         for tp, owner in off_rack.items():
             if tp not in moved:
                 still_off.setdefault(owner, []).append(tp)
-        Locality(members, None, racks, state, still_off).improve()
+        new_off = {m: racks.off_rack(m, state.new[m][placed[m] :]) for m in members if len(state.new[m]) > placed[m]}
+        Locality(members, None, racks, state, still_off, new_off).improve()
 
 
 def _trim(
