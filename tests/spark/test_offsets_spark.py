@@ -121,7 +121,7 @@ def test_collected_tables_to_a_report_with_the_actual_strategy(
     argv += ["--actual", str(collected / "actual"), "--out", str(report), "--strategies", "range", "sticky"]
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    assert "your cluster moved" in printed
+    assert "Your cluster did pause" in printed
     evaluation = spark.read.parquet(str(report / "evaluation"))
     actual_rows = [r.asDict() for r in evaluation.where("strategy = 'actual'").orderBy("snapshot_ts").collect()]
     range_rows = [r.asDict() for r in evaluation.where("strategy = 'range'").orderBy("snapshot_ts").collect()]
@@ -131,7 +131,7 @@ def test_collected_tables_to_a_report_with_the_actual_strategy(
             assert ours[column] == theirs[column], column
     checks = spark.read.parquet(str(report / "self_check")).collect()
     assert sorted((r["generation"], r["matched"]) for r in checks) == [(1, True), (2, True), (3, True)]
-    assert "Your cluster moved" in (report / "report.html").read_text(encoding="utf-8")
+    assert "Your cluster did pause" in (report / "report.html").read_text(encoding="utf-8")
 
 
 def _json_of(record: GroupMetadata) -> dict[str, Any]:
