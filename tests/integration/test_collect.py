@@ -254,3 +254,52 @@ def test_follow_then_ctrl_c_keeps_every_record_read(tmp_path: Path) -> None:
         ("gone", 5, "x"),
     ]
     assert len(pq.read_table(out / "membership")) == 5
+
+
+def test_kip848_topic_ids_come_from_the_cluster_when_no_record_names_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Kafka 4.1+ writes no type-4 record: collect asks the cluster's metadata for the ids, once.
+
+    librdkafka's mock does not answer DescribeTopics, so the collection says which ids it could
+    not name and keeps them as ids; a ``--topic-ids`` file names them.
+    """
+    import json
+
+    import pyarrow.parquet as pq
+    from confluent_kafka import Producer
+
+    from assignors.offsets_topic import (
+        ConsumerGroupMemberMetadata,
+        ConsumerGroupTargetAssignmentMember,
+        ConsumerGroupTargetAssignmentMetadata,
+        TopicIdPartitions,
+    )
+    from spark_udfs import collect
+
+    monkeypatch.setattr(collect, "METADATA_SECONDS", 1.0)
+    topic_id = "AAAAAAAAAAAAAAAAAAAAAQ"
+    records: list[Record] = [
+        ConsumerGroupMemberMetadata("kip848", "m1", None, "r1", "c", "h", ("orders",), None, 1, "uniform"),
+        ConsumerGroupTargetAssignmentMember("kip848", "m1", (TopicIdPartitions(topic_id, (0, 1)),)),
+        ConsumerGroupTargetAssignmentMetadata("kip848", 1),
+    ]
+    names = tmp_path / "ids.json"
+    names.write_text(json.dumps({topic_id: "orders"}), encoding="utf-8")
+    assigned = {}
+    with MockCluster() as cluster:
+        cluster.create_topic(TOPIC, 1)
+        producer = Producer({"bootstrap.servers": cluster.bootstrap_servers})
+        for delay, record in enumerate(records):
+            key, value = encode_record(record)
+            producer.produce(TOPIC, value=value, key=key, timestamp=T0 + delay)
+        assert producer.flush(15) == 0
+        for run, extra in (("cluster", []), ("file", ["--topic-ids", str(names)])):
+            argv = ["collect", "--bootstrap-servers", cluster.bootstrap_servers, "--topic", TOPIC]
+            assert main([*argv, "--out", str(tmp_path / run), *extra]) == 0
+            assigned[run] = pq.read_table(tmp_path / run / "actual").to_pylist()[0]["assigned"]
+            printed = capsys.readouterr()
+            if run == "cluster":
+                assert "the cluster gave the topic ids of 0 of" in printed.err
+                assert f"warning: topic id {topic_id} (group 'kip848') has no name in the records" in printed.out
+    assert assigned == {"cluster": [f"{topic_id}-0", f"{topic_id}-1"], "file": ["orders-0", "orders-1"]}
