@@ -163,6 +163,16 @@ def _self_check(checks: DataFrame, per_group: int = 5) -> list[SelfCheckGroup]:
     return sorted(groups, key=lambda g: (g.rate, g.group_id))
 
 
+def _totals() -> list[Column]:
+    """The totals the ranking and the groups table share: rebalances and pause cost."""
+    from pyspark.sql import functions as sf
+
+    return [
+        sf.sum(sf.col("rebalanced").cast("int")).alias("rebalances"),
+        sf.sum("pause_partition_seconds").alias("pause"),
+    ]
+
+
 def _strategies(ok: DataFrame) -> list[StrategySummary]:
     from pyspark.sql import functions as sf
 
@@ -170,8 +180,7 @@ def _strategies(ok: DataFrame) -> list[StrategySummary]:
         ok.groupBy("strategy")
         .agg(
             sf.first("protocol").alias("protocol"),
-            sf.sum(sf.col("rebalanced").cast("int")).alias("rebalances"),
-            sf.sum("pause_partition_seconds").alias("pause"),
+            *_totals(),
             sf.max("imbalance").alias("imbalance"),
             sf.sum("moved").alias("moved"),
             sf.sum("revoked").alias("revoked"),
@@ -242,8 +251,7 @@ def _group_table(ok: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:
     from pyspark.sql import functions as sf
 
     per_group = ok.groupBy("group_id", "strategy").agg(
-        sf.sum(sf.col("rebalanced").cast("int")).alias("rebalances"),
-        sf.sum("pause_partition_seconds").alias("pause"),
+        *_totals(),
         sf.max("pause_partition_seconds").alias("worst_pause"),
         sf.max("moved").alias("worst_moved"),
         sf.max("revoked").alias("worst_revoked"),
