@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spark_udfs.ranking import COLUMN_DEFINITIONS, RANK_KEYS
@@ -134,7 +135,18 @@ class _Charts:
         return f'<div class="chart" id="{chart_id}" data-title="{html.escape(title)}"></div>'
 
 
+@dataclass(frozen=True, slots=True)
+class _Sorted:
+    """A cell that shows ``text`` and sorts by ``value``."""
+
+    text: str
+    value: float | None
+
+
 def _cell(value: Any, *, name: bool = False) -> str:
+    if isinstance(value, _Sorted):
+        sort = "" if value.value is None else f' data-v="{value.value!r}"'
+        return f"<td{sort}>{html.escape(value.text)}</td>"
     if isinstance(value, float):
         text = f"{value:,.2f}" if abs(value) < 100 else f"{value:,.0f}"  # noqa: PLR2004
         return f'<td data-v="{value!r}">{text}</td>'
@@ -194,22 +206,25 @@ def _ranking(summary: Summary) -> str:
     )
 
 
+def _number(value: float) -> str:
+    return f"{value:,.2f}".rstrip("0").rstrip(".") if abs(value) < 100 else f"{value:,.0f}"  # noqa: PLR2004
+
+
 def _distributions(summary: Summary, charts: _Charts, styles: dict[str, dict[str, Any]]) -> str:
     header = [
-        ("strategy", "the assignor replayed"),
-        ("measure", "what is measured, and over what"),
-        ("count", "values measured"),
-        ("p50", "the median"),
-        ("p95", "95 % of the values are at or below it"),
-        ("max", "the worst value"),
+        ("measure", "what is measured"),
+        ("over", "per rebalance (a group's first, fresh assignment left out) or per snapshot"),
+        *((s.strategy, f"{s.strategy}: p50 / p95 / max (sorts by p95)") for s in summary.strategies),
     ]
     rows = []
     figures = []
     for measure, (scope, unit) in DISTRIBUTIONS.items():
+        cells: list[Any] = [f"{measure} ({unit})", scope]
         for s in summary.strategies:
             q = summary.distributions.get(s.strategy, {}).get(measure)
-            if q is not None:
-                rows.append([s.strategy, f"{measure} ({scope})", q.count, q.p50, q.p95, q.max])
+            text = "" if q is None else f"{_number(q.p50)} / {_number(q.p95)} / {_number(q.max)}"
+            cells.append(_Sorted(text, q.p95 if q is not None else None))
+        rows.append(cells)
         traces = []
         for name, legend_rank in _drawing_order(summary, styles):
             q = summary.distributions.get(name, {}).get(measure)
@@ -231,8 +246,9 @@ def _distributions(summary: Summary, charts: _Charts, styles: dict[str, dict[str
             layout = {"xaxis": {"title": {"text": unit}}, "yaxis": {"title": {"text": f"% of {scope[4:]}s"}}}
             figures.append(charts.figure(f"{measure} {scope}: cumulative distribution", traces, layout))
     return (
-        "<p>p50/p95/max of each measure per strategy; the charts show the whole cumulative distribution "
-        "(per-rebalance measures leave out each group's first, fresh assignment).</p>"
+        "<p>p50 / p95 / max of each measure per strategy (the median, 95 % at or below, the worst); the charts "
+        "show the whole cumulative distribution (per-rebalance measures leave out each group's first, fresh "
+        "assignment).</p>"
         f'<div class="scroll">{_table(header, rows, table_id="distribution-table")}</div>'
         f'<div class="charts">{"".join(figures)}</div>'
     )

@@ -111,6 +111,10 @@ def test_text_and_html_show_the_score(evaluation: tuple[DataFrame, DataFrame]) -
     )
     page = render_html(summary)
     assert f'<p class="headline" id="headline">{answer}</p>' in page
+    # p50 / p95 / max per strategy, in the ranking's order, sorting by p95
+    three, two = '<td data-v="3.0">3 / 3 / 3</td>', '<td data-v="2.0">2 / 2 / 2</td>'
+    moved = '<td class="name">per rebalance</td>' + three * 3 + two
+    assert moved in page
     assert page.startswith("<!DOCTYPE html>")
     assert "cdn.plot.ly" not in page.split("Plotly.newPlot", 1)[1]  # figures load nothing from the network
     assert 'id="ranking-table"' in page
