@@ -327,3 +327,22 @@ def test_the_most_common_remote_assignor_wins() -> None:
     ]
     sim = run([Join(0, "a", ORDERS, ("consumer",)), Join(0, "b", ORDERS, ("consumer",))])
     assert [i.text for i in sim.timeline.instants if i.text.startswith("target")][-1] == "target at epoch 2 (uniform)"
+
+
+@pytest.mark.parametrize(
+    ("assignor", "expected"),
+    [
+        (UniformAssignor(), {"a": ["orders-2"], "b": ["orders-0", "orders-1"]}),
+        (UniformAssignor(stable_extras=False), {"a": ["orders-1", "orders-2"], "b": ["orders-0"]}),
+    ],
+    ids=["after-KAFKA-18688", "kafka-3.8-4.0"],
+)
+def test_a_members_own_server_assignor_object_is_used(
+    assignor: UniformAssignor, expected: dict[str, list[str]]
+) -> None:
+    """b holds all 3; a joins: after KAFKA-18688 b keeps its extra, before it the first member (a) takes it."""
+    sim = run([Join(0, "b", ORDERS, (assignor,)), Join(1, "a", ORDERS, (assignor,))], {"orders": 3})
+    assert {m: sorted(map(str, p)) for m, p in sim.owned().items()} == expected
+
+
+TestUniformBeforeTheFixGroup = group_state_machine(UniformAssignor(stable_extras=False)).TestCase

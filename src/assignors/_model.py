@@ -252,21 +252,29 @@ class Subscription:
         setattr_(self, "rack_id", _optional_str(rack_id, "rack_id"))
         setattr_(self, "group_instance_id", _optional_str(group_instance_id, "group_instance_id"))
 
-    def _rejoined(self, owned_partitions: Iterable[TopicPartition], generation_id: int) -> Subscription:
-        """This subscription as the member reports it when it (re)joins: only owned and generation differ.
 
-        Cheaper than ``dataclasses.replace``: the other fields were validated already.
-        """
-        _check_generation(generation_id)
-        copy = object.__new__(Subscription)
-        setattr_ = object.__setattr__
-        setattr_(copy, "topics", self.topics)
-        setattr_(copy, "user_data", self.user_data)
-        setattr_(copy, "owned_partitions", _sorted_partitions(owned_partitions, "owned_partitions"))
-        setattr_(copy, "generation_id", max(generation_id, DEFAULT_GENERATION))
-        setattr_(copy, "rack_id", self.rack_id)
-        setattr_(copy, "group_instance_id", self.group_instance_id)
-        return copy
+def rejoined_subscription(
+    subscription: Subscription,
+    *,
+    user_data: bytes | None,
+    owned_partitions: Iterable[TopicPartition],
+    generation_id: int,
+) -> Subscription:
+    """``subscription`` as its member sends it when it (re)joins: new user data, owned partitions and generation.
+
+    Cheaper than building it again: topics, rack and instance id were validated with ``subscription``;
+    the three new fields are checked here.
+    """
+    _check_generation(generation_id)
+    copy = object.__new__(Subscription)
+    setattr_ = object.__setattr__
+    setattr_(copy, "topics", subscription.topics)
+    setattr_(copy, "user_data", _optional_bytes(user_data, "user_data"))
+    setattr_(copy, "owned_partitions", _sorted_partitions(owned_partitions, "owned_partitions"))
+    setattr_(copy, "generation_id", max(generation_id, DEFAULT_GENERATION))
+    setattr_(copy, "rack_id", subscription.rack_id)
+    setattr_(copy, "group_instance_id", subscription.group_instance_id)
+    return copy
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -296,11 +304,16 @@ class Assignment:
 
     @classmethod
     def _trusted(cls, partitions: tuple[TopicPartition, ...], user_data: bytes | None = None) -> Assignment:
-        """Build without validation: for assignors whose output is valid by construction."""
-        self = object.__new__(cls)
-        object.__setattr__(self, "partitions", partitions)
-        object.__setattr__(self, "user_data", user_data)
-        return self
+        """The former spelling of :func:`unchecked_assignment`, kept for callers not yet moved."""
+        return unchecked_assignment(partitions, user_data)
+
+
+def unchecked_assignment(partitions: tuple[TopicPartition, ...], user_data: bytes | None = None) -> Assignment:
+    """Build an Assignment without validation: for output that is valid by construction (sorted, unique)."""
+    assignment = object.__new__(Assignment)
+    object.__setattr__(assignment, "partitions", partitions)
+    object.__setattr__(assignment, "user_data", user_data)
+    return assignment
 
 
 class Cluster:

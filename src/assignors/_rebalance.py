@@ -111,7 +111,10 @@ def select_assignor(preferences: Mapping[MemberId, Sequence[str]]) -> str:
         msg = "a group needs at least one member to select an assignor"
         raise InconsistentGroupProtocolError(msg, member="")
     members = sorted(preferences)
-    candidates = set(preferences[members[0]])
+    first = tuple(preferences[members[0]])
+    if first and all(tuple(preferences[m]) == first for m in members[1:]):
+        return first[0]  # the same list everywhere (a group of one configuration): a unanimous vote for its first
+    candidates = set(first)
     for member in members[1:]:
         offered = set(preferences[member])
         if not candidates & offered:
@@ -215,5 +218,7 @@ def diff(
     had: tuple[TopicPartition, ...], now: tuple[TopicPartition, ...]
 ) -> tuple[tuple[TopicPartition, ...], tuple[TopicPartition, ...]]:
     """What a member loses (``had - now``) and gains (``now - had``), each in its own order."""
+    if not had or not now:  # a fresh or EAGER member, or one given nothing: no set needed
+        return had, now
     keep, had_set = set(now), set(had)
     return tuple(tp for tp in had if tp not in keep), tuple(tp for tp in now if tp not in had_set)

@@ -13,6 +13,7 @@ functions are used, so it runs over Spark Connect.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,8 @@ from spark_udfs.replay import (
 if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "FOLDED_COLUMNS",
@@ -112,7 +115,8 @@ def fold_group_frame(frame: pd.DataFrame) -> pd.DataFrame:
                 bytes(key) if key is not None else b"", None if value is None else bytes(value), stamp, where
             )
             group = group or getattr(record, "group_id", None)
-    except Exception as error:  # noqa: BLE001 - one group must never fail the job
+    except Exception as error:  # one group must never fail the job (logged with its traceback)
+        logger.warning("group %r: internal error while folding its records", group, exc_info=True)
         builder.errors.append(f"internal error: {type(error).__name__}: {error}")
     membership, actual = builder.drain()
     group = group or next(iter(builder.groups_seen), None)
@@ -238,7 +242,8 @@ def evaluate_actual(
                 if len(right)
                 else []
             )
-        except Exception as error:  # noqa: BLE001 - one group must never fail the job
+        except Exception as error:  # one group must never fail the job (logged with its traceback)
+            logger.warning("group %r: internal error while measuring the actual strategy", group, exc_info=True)
             rows = [{"group_id": group, "strategy": ACTUAL_STRATEGY, "error": f"{type(error).__name__}: {error}"}]
         return rows_to_frame(rows, OUTPUT_COLUMNS)
 
@@ -248,7 +253,8 @@ def evaluate_actual(
         group = str(right["group_id"].iloc[0]) if len(right) else ""
         try:
             rows = self_check(group, member_rows(left), _actual_rows_of(right), history) if len(right) else []
-        except Exception as error:  # noqa: BLE001 - one group must never fail the job, nor vanish from the check
+        except Exception as error:  # one group must never fail the job, nor vanish from the check (logged)
+            logger.warning("group %r: internal error in the self-check; one row says so", group, exc_info=True)
             failed = f"self-check failed: {type(error).__name__}: {error}"
             rows = [dict.fromkeys(name for name, _ in SELF_CHECK_COLUMNS)]
             rows[0].update(group_id=group, matched=False, mismatches=[failed])

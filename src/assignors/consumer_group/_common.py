@@ -122,6 +122,9 @@ def previous_targets(
     current: list[list[TopicPartition]] = []
     for index, member in enumerate(order):
         subscription = subscriptions[member]
+        if not subscription.owned_partitions:  # a new member, or a fresh group
+            current.append([])
+            continue
         mine = _valid(subscription.owned_partitions, set(subscription.topics) & counts.keys(), counts)
         current.append(mine)
         _own(owners, mine, index)
