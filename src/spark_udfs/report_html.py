@@ -77,13 +77,14 @@ def strategy_styles(names: Iterable[str]) -> dict[str, dict[str, Any]]:
     as a thinner line inside the previous one.
     """
     ordered = sorted(set(names))
+    step = 1 / max(len(ordered) - 1, 1)  # 1 for the first strategy, 0 for the last
     return {
         name: {
             "color": _COLORS[i % len(_COLORS)],
             "dash": _DASHES[i % len(_DASHES)],
             "symbol": _SYMBOLS[i % len(_SYMBOLS)],
-            "width": 1.5 + 1.5 * (len(ordered) - 1 - i),
-            "size": 5 + 3 * (len(ordered) - 1 - i),
+            "width": round(1.5 + 3.5 * (len(ordered) - 1 - i) * step, 2),
+            "size": round(5 + 6 * (len(ordered) - 1 - i) * step, 2),
         }
         for i, name in enumerate(ordered)
     }
@@ -118,13 +119,13 @@ class _Charts:
     def __init__(self) -> None:
         self.calls: list[str] = []
 
-    def figure(self, title: str, traces: list[dict[str, Any]], layout: dict[str, Any], height: int = 340) -> str:
+    def figure(self, title: str, traces: list[dict[str, Any]], layout: dict[str, Any], height: int = 400) -> str:
         chart_id = f"chart-{len(self.calls) + 1}"
         base = {
             "title": {"text": title, "font": {"size": 14}, "x": 0.01, "xanchor": "left"},
             "height": height,
-            "margin": {"l": 64, "r": 16, "t": 48, "b": 56},
-            "legend": {"orientation": "h", "y": -0.22},
+            "margin": {"l": 64, "r": 16, "t": 48, "b": 96},
+            "legend": {"orientation": "h", "y": -0.3, "yanchor": "top"},
             "template": "plotly_white",
         }
         payload = json.dumps({"data": traces, "layout": {**base, **layout}}, default=str).replace("<", "\\u003c")
@@ -345,7 +346,7 @@ def _group_section(group: DrillDown, charts: _Charts, styles: dict[str, dict[str
         "yaxis3": {"title": {"text": "pause (p-s)"}},
         "hovermode": "x unified",
     }
-    parts.append(charts.figure(f"{group.group_id}: per rebalance, each strategy", traces, layout, 520))
+    parts.append(charts.figure(f"{group.group_id}: per rebalance, each strategy", traces, layout, 680))
     parts.append("</section>")
     return "".join(parts)
 

@@ -211,15 +211,22 @@ def _figures(strategy: StrategySummary, keys: Sequence[str]) -> str:
 
 
 def _why(best: StrategySummary, second: StrategySummary, keys: Sequence[str]) -> str:
-    """The first figure of the score on which ``best`` beats ``second``, with both values."""
+    """The first figure of the score on which ``best`` beats ``second``, and those (later) where it is behind."""
     decisive = next((k for k in keys if float(getattr(best, k)) != float(getattr(second, k))), None)
     if decisive is None:
         return f"it ties with the runner-up {second.strategy} on every figure of the score and wins by name"
     ours, theirs = float(getattr(best, decisive)), float(getattr(second, decisive))
     factor = f", {theirs / ours:.1f}x less" if ours > 0 and theirs / ours >= 1.1 else ""  # noqa: PLR2004
+    behind = [k for k in keys if float(getattr(best, k)) > float(getattr(second, k))]
+    trade = (
+        "; it is behind on "
+        + " and ".join(f"{_FIGURES[k][0]} ({_value(best, k)} against {_value(second, k)})" for k in behind)
+        if behind
+        else ""
+    )
     return (
         f"it has the lowest {_FIGURES[decisive][0]}: {_value(best, decisive)} against {_value(second, decisive)} "
-        f"for the runner-up {second.strategy} ({second.protocol}){factor}"
+        f"for the runner-up {second.strategy} ({second.protocol}){factor}{trade}"
     )
 
 
@@ -243,7 +250,10 @@ def headline(summary: Summary) -> str | None:
         )
     text = f"Recommended: {best.strategy} ({best.protocol})."
     if len(replayed) > 1:
-        text += f" Ranked by {', then '.join(keys)}, {_why(best, replayed[1], keys)}."
+        second = replayed[1]
+        text += f" Ranked by {', then '.join(keys)}, {_why(best, second, keys)}."
+        if any(float(getattr(best, k)) != float(getattr(second, k)) for k in keys):
+            return text  # it names the figures that decide and those where it is behind; the rest are equal
     return f"{text} Its figures: {_figures(best, keys)}."
 
 

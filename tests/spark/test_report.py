@@ -106,8 +106,7 @@ def test_text_and_html_show_the_score(evaluation: tuple[DataFrame, DataFrame]) -
     by_moved = summarize(frame, rank_by=["moved", "pause"], top=0)
     assert headline(by_moved) == (
         "Recommended: range (EAGER). Ranked by moved, then pause, it has the lowest partitions moved: 2 against 3 "
-        "for the runner-up cooperative-sticky (COOPERATIVE), 1.5x less. Its figures: partitions moved 2, pause 30 "
-        "partition-seconds."
+        "for the runner-up cooperative-sticky (COOPERATIVE), 1.5x less."
     )
     page = render_html(summary)
     assert f'<p class="headline" id="headline">{answer}</p>' in page
@@ -137,6 +136,17 @@ def test_headline_compares_the_cluster_with_the_best_strategy() -> None:
         "Your cluster did pause 600 partition-seconds, worst load 2.00x the mean, partitions moved 30 (EAGER); "
         "cooperative-sticky (COOPERATIVE) would have done pause 40 partition-seconds, worst load 1.25x the mean, "
         "partitions moved 8."
+    )
+    replayed_only = Summary(1, 4, [], [s for s in strategies if s.strategy != "actual"], rank_by=("moved", "pause"))
+    traded = [_strategy("uniform", "CONSUMER", 20.0, 3.0, 8), strategies[0]]  # ties on moved, wins on pause
+    assert headline(Summary(1, 4, [], traded)) == (
+        "Recommended: uniform (CONSUMER). Ranked by pause, then imbalance, then moved, it has the lowest pause: "
+        "20 partition-seconds against 40 partition-seconds for the runner-up cooperative-sticky (COOPERATIVE), "
+        "2.0x less; it is behind on worst load (3.00x the mean against 1.25x the mean)."
+    )
+    assert headline(replayed_only) == (
+        "Recommended: cooperative-sticky (COOPERATIVE). Ranked by moved, then pause, it has the lowest partitions "
+        "moved: 8 against 30 for the runner-up range (EAGER), 3.8x less."
     )
     assert headline(Summary(0, 0, [], [])) is None
     alone = Summary(1, 1, [], [_strategy("range", "EAGER", 0.0, 1.0, 0)])
