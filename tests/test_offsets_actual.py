@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import Cluster, RangeAssignor, RoundRobinAssignor, Subscription
 from spark_udfs.actual import ActualRow, actual_rows, match_rates, self_check
+from spark_udfs.costs import PauseTiming, WeightHistory
 from spark_udfs.replay import OUTPUT_COLUMNS, MemberRow, TopicHistory
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
@@ -68,6 +71,41 @@ def test_actual_rows_pinned() -> None:
          "partitions": 4, "assigned": 4, "min_load": 2, "max_load": 2, "load_spread": 0, "moved": 2,
          "orphaned": 0, "revoked": 4, "rounds": 1, "valid": True},
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("assignor", "protocol", "pause"),
+    [
+        ("range", "EAGER", 12.0),  # a's 4 partitions stop for R = 3 s
+        ("cooperative-sticky", "COOPERATIVE", 6.0),  # t-3 moves: 1 x 2 rounds x 3 s
+        ("uniform", "CONSUMER", 0.5),  # t-3 moves: 1 x one heartbeat of 0.5 s
+    ],
+)
+def test_actual_rows_weighted_load_topic_spread_and_pause(assignor: str, protocol: str, pause: float) -> None:
+    """Worked by hand: a holds t-0..3, then b joins and takes t-3. t-0 weighs 10, the rest of t 1 each.
+
+    Generation 1: a carries 13: max = min = 13, spread 0, ratio 1. Generation 2: a carries
+    10 + 1 + 1 = 12 and b 1: spread 11, max/mean 12 / 6.5 = 24/13; t's counts 3 and 1:
+    topic spread 2. The pause uses the evaluation's durations (R = 3 s, H = 0.5 s).
+    """
+    members = _members(0, ["a"]) + _members(1, ["a", "b"])
+    actual = _actual(0, 1, assignor, {"a": ["t-0", "t-1", "t-2", "t-3"]}) + _actual(
+        1, 2, assignor, {"a": ["t-0", "t-1", "t-2"], "b": ["t-3"]}
+    )
+    weights = WeightHistory([("t", 0, 10.0, None), ("t", None, 1.0, None)])
+    first, second = actual_rows("g", members, actual, HISTORY, weights=weights, timing=PauseTiming(3.0, 0.5))
+    columns = ("protocol", "moved", "topic_spread", "topic_spread_sum", "pause_partition_seconds")
+    assert [first[c] for c in columns] == [protocol, 0, 0, 0, 0.0]
+    assert [second[c] for c in columns] == [protocol, 1, 2, 2, pause]
+    weighted = ("weighted_max_load", "weighted_min_load", "weighted_spread", "weighted_max_mean_ratio")
+    assert [first[c] for c in weighted] == [13.0, 13.0, 0.0, 1.0]
+    assert [second[c] for c in weighted[:3]] == [12.0, 1.0, 11.0]
+    assert math.isclose(second["weighted_max_mean_ratio"], 24 / 13)
+    unweighted = actual_rows("g", members, actual, HISTORY)  # no weights: null, as for a replayed strategy
+    assert all(row[c] is None for row in unweighted for c in weighted)
+    assert (
+        unweighted[1]["pause_partition_seconds"] == {"EAGER": 20.0, "COOPERATIVE": 10.0, "CONSUMER": 5.0}[protocol]
+    )  # R = H = 5 s
 
 
 def test_invalid_recorded_assignment_is_flagged() -> None:

@@ -282,3 +282,32 @@ def test_topics_lower_bound_is_the_running_maximum(history: list[tuple[int, int]
     assert counts[-1] == max(h for h, _ in history) + 1
     assert rows[0]["valid_from"] is None
     assert len({tuple(r["assigned"]) for r in builder.actual if r["assigned"]}) >= 1
+
+
+def test_kip848_topic_ids_unnamed_in_the_records_are_resolved_once() -> None:
+    """An id no type-4 record names asks the resolver (the cluster's metadata) once; the names given win."""
+    asked: list[int] = []
+
+    def resolve() -> dict[str, str]:
+        asked.append(1)
+        return {"AAAAAAAAAAAAAAAAAAAAAg": "from-cluster", "AAAAAAAAAAAAAAAAAAAAAw": "baz"}
+
+    builder = HistoryBuilder(topic_ids={"AAAAAAAAAAAAAAAAAAAAAg": "given"}, resolve_topic_ids=resolve)
+    builder.add(ConsumerGroupMemberMetadata("g", "m", None, None, "c", "h", ("baz", "given"), None, 1, None), 1)
+    builder.add(ConsumerGroupTargetAssignmentMember("g", "m", (TopicIdPartitions("AAAAAAAAAAAAAAAAAAAAAg", (0,)),)), 1)
+    builder.add(ConsumerGroupTargetAssignmentMetadata("g", 1), 1)
+    assert asked == []  # every id was named
+    builder.add(
+        ConsumerGroupTargetAssignmentMember(
+            "g",
+            "m",
+            (TopicIdPartitions("AAAAAAAAAAAAAAAAAAAAAg", (0,)), TopicIdPartitions("AAAAAAAAAAAAAAAAAAAAAw", (1,))),
+        ),
+        2,
+    )
+    builder.add(ConsumerGroupTargetAssignmentMetadata("g", 2), 2)
+    builder.add(ConsumerGroupTargetAssignmentMember("g", "m", (TopicIdPartitions("AAAAAAAAAAAAAAAAAAAAAQ", (0,)),)), 3)
+    builder.add(ConsumerGroupTargetAssignmentMetadata("g", 3), 3)
+    assert asked == [1]
+    assert [r["assigned"] for r in builder.actual] == [["given-0"], ["baz-1", "given-0"], ["AAAAAAAAAAAAAAAAAAAAAQ-0"]]
+    assert any("AAAAAAAAAAAAAAAAAAAAAQ" in w for w in builder.warnings)

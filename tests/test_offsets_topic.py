@@ -9,8 +9,11 @@ example is the one of Kafka's ``GroupMetadataMessageFormatterTest``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import struct
+import tracemalloc
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given
@@ -161,6 +164,20 @@ def test_group_metadata_every_value_version(version: int) -> None:
     assert member.assignment == Assignment([TopicPartition("foo", 0), TopicPartition("foo", 1)])
     assert (member.subscription_bytes, member.assignment_bytes, member.error) == (SUB, ASSIGN, None)
     assert encode_record(record) == (GROUP_KEY, classic_value(version))
+
+
+def test_v4_tagged_fields_are_skipped_by_their_size() -> None:
+    """GroupMetadataValue v4 defines no tags yet; unknown ones, on a member and at the top level, are skipped."""
+    member = cs("member-1") + cs("group-instance-1") + cs("client-1") + cs("host-1")
+    member += i32(1000) + i32(1500) + cb(SUB) + cb(ASSIGN)
+    member += uv(2) + uv(0) + uv(3) + b"abc" + uv(7) + uv(0)  # two tagged fields: 3 bytes, then none
+    value = i16(4) + cs("consumer") + i32(1) + cs("range") + cs("leader") + i64(1234) + uv(2) + member
+    value += uv(1) + uv(200) + uv(2) + b"\x01\x02"  # tag 200 (a two-byte varint), 2 bytes
+    record = decode_record(GROUP_KEY, value)
+    assert record == decode_record(GROUP_KEY, classic_value(4))
+    with pytest.raises(ProtocolError) as caught:  # a tagged field longer than what is left
+        decode_record(GROUP_KEY, value[:-1])
+    assert (caught.value.field, caught.value.offset) == ("value.taggedFields[200]", len(value) - 3)
 
 
 def test_formatter_test_member_keeps_undecodable_embedded_bytes() -> None:
@@ -372,6 +389,47 @@ def test_mutated_records_decode_or_raise_protocol_error(valid: tuple[bytes, byte
         else:
             blob[at:at] = data.draw(st.binary(min_size=1, max_size=4))
     _decodes_or_protocol_error(key, bytes(blob))
+
+
+def _peak_bytes(decode: Callable[[], object]) -> int:
+    """The most memory ``decode`` held at once, in bytes (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        with contextlib.suppress(ProtocolError):
+            decode()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        (GROUP_KEY, i16(3) + s("consumer") + i32(1) + s("r") + s("l") + i64(0) + i32(2**31 - 1)),  # members
+        (GROUP_KEY, i16(4) + cs("consumer") + i32(1) + cs("r") + cs("l") + i64(0) + uv(2**31)),  # compact members
+        (GROUP_KEY, i16(4) + uv(2**32 - 1) + b"x"),  # a compact string of 4 GiB
+        (GROUP_KEY, classic_value(3)[: -len(ASSIGN) - 4] + i32(2**31 - 1)),  # assignment bytes of 2 GiB
+        (GROUP_KEY, classic_value(4)[:-1] + uv(2**31)),  # 2**31 tagged fields
+        (i16(4) + s("g"), i16(0) + uv(2**31)),  # KIP-848 topics
+        (i16(7) + s("g") + s("m"), i16(0) + uv(2) + TOPIC_ID + uv(2**31)),  # KIP-848 partitions
+        (i16(2) + i16(32767), None),  # a key's group id longer than the key
+    ],
+)
+def test_declared_lengths_allocate_nothing_beyond_the_input(key: bytes, value: bytes | None) -> None:
+    """A length or count prefix is checked against the bytes left before anything is allocated for it."""
+    assert _peak_bytes(lambda: decode_record(key, value)) < 64 * 1024
+
+
+@given(st.sampled_from(_VALID), st.data())
+def test_mutated_records_allocate_at_most_a_bounded_multiple_of_the_input(
+    valid: tuple[bytes, bytes], data: st.DataObject
+) -> None:
+    key, value = valid
+    blob = bytearray(value)
+    at = data.draw(st.integers(0, len(blob) - 4))
+    blob[at : at + 4] = data.draw(st.sampled_from([b"\x7f\xff\xff\xff", b"\xff\xff\xff\x0f", b"\x00\x00\xff\xff"]))
+    assert _peak_bytes(lambda: decode_record(key, bytes(blob))) < 64 * 1024 + 64 * len(blob)
 
 
 # --- round trips ------------------------------------------------------------------------

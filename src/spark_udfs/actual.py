@@ -34,8 +34,9 @@ from assignors import (
 )
 from assignors import parse_topic_partition as parse_tp
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
-from assignors.metrics import balance, check_assignment, movement, pause_partition_seconds
+from assignors.metrics import balance, check_assignment, movement, pause_partition_seconds, weighted_load
 from assignors.rebalance import preferred_protocol
+from spark_udfs.costs import DEFAULT_TIMING, PauseTiming, WeightHistory
 from spark_udfs.replay import OUTPUT_COLUMNS, MemberRow, TopicHistory
 
 __all__ = [
@@ -127,10 +128,20 @@ def _protocol(assignor: str | None) -> str:
     return (RebalanceProtocol.COOPERATIVE if assignor in _COOPERATIVE else RebalanceProtocol.EAGER).name
 
 
-def actual_rows(
-    group_id: str, members: Sequence[MemberRow], actual: Sequence[ActualRow], history: TopicHistory
+def actual_rows(  # noqa: PLR0913 - the evaluation's options
+    group_id: str,
+    members: Sequence[MemberRow],
+    actual: Sequence[ActualRow],
+    history: TopicHistory,
+    *,
+    weights: WeightHistory | None = None,
+    timing: PauseTiming = DEFAULT_TIMING,
 ) -> list[Row]:
-    """The ``actual`` strategy's evaluation rows of one group, one per recorded snapshot."""
+    """The ``actual`` strategy's evaluation rows of one group, one per recorded snapshot.
+
+    ``weights`` and ``timing`` are the replay's: the weighted columns (null without weights)
+    and ``pause_partition_seconds`` are computed exactly as for a replayed strategy.
+    """
     subscriptions = _subscriptions(members)
     empty = dict.fromkeys(name for name, _ in OUTPUT_COLUMNS)
     rows: list[Row] = []
@@ -164,6 +175,7 @@ def actual_rows(
             "topic_spread": loads.topic_spread,
             "topic_spread_sum": loads.topic_spread_sum,
             "pause_partition_seconds": 0.0,
+            **_weighted(snapshot.assignment, weights, snapshot.ts, counts),
         }
         if previous is not None:
             moves = movement(previous.assignment, snapshot.assignment, members_after=snapshot.assignment.keys())
@@ -172,13 +184,35 @@ def actual_rows(
             row["rounds"] = 2 if protocol != "EAGER" and moves.moved else 1
             survivors = moves.revoked(RebalanceProtocol.EAGER)
             row["pause_partition_seconds"] = pause_partition_seconds(
-                protocol, moved=moves.moved, survivors_owned=survivors
+                protocol,
+                moved=moves.moved,
+                survivors_owned=survivors,
+                rebalance_seconds=timing.rebalance_seconds,
+                heartbeat_seconds=timing.heartbeat_seconds,
             )
             if not row["rebalanced"]:
                 row.update(moved=0, orphaned=0, revoked=0, rounds=0, pause_partition_seconds=0.0)
         rows.append(row)
         previous = snapshot
     return rows
+
+
+def _weighted(
+    assignment: Mapping[str, Sequence[TopicPartition]],
+    weights: WeightHistory | None,
+    ts: dt.datetime,
+    counts: Mapping[str, int],
+) -> Row:
+    """The weighted load columns, as the replay computes them (null without weights)."""
+    if weights is None:
+        return {}
+    load = weighted_load(assignment, weights.at(ts, counts))
+    return {
+        "weighted_max_load": load.max_load,
+        "weighted_min_load": load.min_load,
+        "weighted_spread": load.spread,
+        "weighted_max_mean_ratio": load.max_mean_ratio,
+    }
 
 
 def _valid(snapshot: _Recorded, subscriptions: Mapping[str, Subscription], counts: dict[str, int]) -> bool | None:

@@ -38,10 +38,12 @@ from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["COLLECT_TABLES", "TableWriter", "collect_dump", "collect_topic", "register", "run"]
+__all__ = ["COLLECT_TABLES", "TableWriter", "cluster_topic_ids", "collect_dump", "collect_topic", "register", "run"]
 
 OFFSETS_TOPIC = "__consumer_offsets"
 FLUSH_SECONDS = 2.0
+METADATA_SECONDS = 15.0
+"""How long ``collect`` waits for the cluster's topic metadata (topic ids of KIP-848 records)."""
 COLLECT_TABLES = ("membership", "actual", "topics")
 
 
@@ -62,7 +64,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--topics", metavar="PATH", help="partition counts: JSON {topic: count} or CSV topic,partitions[,valid_from]"
     )
-    parser.add_argument("--topic-ids", metavar="PATH", help="JSON {topic id: name} for KIP-848 records (Kafka 4.1+)")
+    parser.add_argument(
+        "--topic-ids",
+        metavar="PATH",
+        help="JSON {topic id: name} for KIP-848 records (Kafka 4.1+); else read from the cluster when needed",
+    )
     parser.add_argument("--properties", metavar="FILE", help="extra librdkafka settings, one key=value a line")
     parser.set_defaults(run=run)
 
@@ -315,6 +321,40 @@ def collect_topic(  # noqa: PLR0913 - the command's options
         meter.report(builder, None, final=True)
 
 
+def cluster_topic_ids(settings: dict[str, str], timeout: float | None = None) -> dict[str, str]:
+    """Topic id (as Kafka prints it) -> name, from the cluster's metadata (Admin ``describeTopics``).
+
+    Kafka 4.1+ writes no record naming the topics of a KIP-848 group's assignments, so the
+    names come from the cluster. A cluster that does not answer in time (or an old one) gives
+    what it answered, with a warning naming ``--topic-ids`` on stderr.
+    """
+    from concurrent.futures import wait
+
+    from confluent_kafka import KafkaException, TopicCollection
+    from confluent_kafka.admin import AdminClient
+
+    seconds = METADATA_SECONDS if timeout is None else timeout
+    config: dict[str, str | int | float | bool] = {**settings}
+    admin = AdminClient(config)
+    try:
+        names = sorted(admin.list_topics(timeout=seconds).topics)
+        futures = admin.describe_topics(TopicCollection(names), request_timeout=seconds)
+    except KafkaException as error:
+        sys.stderr.write(f"warning: cannot read topic ids from the cluster ({error}); give them with --topic-ids\n")
+        return {}
+    done, _ = wait(list(futures.values()), timeout=seconds)
+    ids: dict[str, str] = {}
+    for name, future in sorted(futures.items()):
+        if future in done and future.exception() is None:
+            ids[str(future.result().topic_id)] = name
+    if len(ids) < len(names):
+        sys.stderr.write(
+            f"warning: the cluster gave the topic ids of {len(ids)} of {len(names)} topics in {seconds:g} s; "
+            "give the others with --topic-ids\n"
+        )
+    return ids
+
+
 def _settings(args: argparse.Namespace) -> dict[str, str]:
     settings = {"bootstrap.servers": args.bootstrap_servers}
     if args.properties:
@@ -376,7 +416,9 @@ def run(args: argparse.Namespace, stream: TextIO | None = None, progress: TextIO
         if args.from_dump:
             collect_dump(args.from_dump, builder, writer, progress)
         else:
-            collect_topic(_settings(args), args.topic, builder, writer, follow=args.follow, progress=progress)
+            settings = _settings(args)
+            builder.resolve_topic_ids = lambda: cluster_topic_ids(settings)
+            collect_topic(settings, args.topic, builder, writer, follow=args.follow, progress=progress)
     except KeyboardInterrupt:
         progress.write("interrupted: the tables hold every record read so far\n")
     _summary(builder, args.out, stream)

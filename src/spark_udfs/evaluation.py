@@ -126,7 +126,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     if actual is not None:
         from spark_udfs.offsets import evaluate_actual
 
-        recorded, _ = evaluate_actual(membership, topics, actual)
+        recorded, _ = evaluate_actual(membership, topics, actual, weights=table, timing=timing)
         if detail:
             recorded = recorded.selectExpr("*", f"CAST(NULL AS {columns[-1][1]}) AS detail")
         output = output.unionByName(recorded)

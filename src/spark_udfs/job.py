@@ -155,11 +155,13 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     target = join_uri(out, "evaluation")
     with _progress(spark, where=progress):
         evaluation.write.mode("overwrite").parquet(target)
+    checks = None
     if actual is not None:
         from spark_udfs.offsets import evaluate_actual
 
-        _, checks = evaluate_actual(membership, topics, actual)
-        checks.write.mode("overwrite").parquet(join_uri(out, "self_check"))
+        _, found = evaluate_actual(membership, topics, actual)
+        found.write.mode("overwrite").parquet(join_uri(out, "self_check"))
+        checks = spark.read.parquet(join_uri(out, "self_check"))
     note = (
         f"Pause cost assumes a rebalance round stops a group for {rebalance_seconds:g} s and the consumer "
         f"protocol's heartbeat interval is {heartbeat_seconds:g} s. "
@@ -169,7 +171,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
             else "No weights table: load is counted in partitions."
         )
     )
-    summary = summarize(spark.read.parquet(target), membership, rank_by=rank_by, notes=[note])
+    summary = summarize(spark.read.parquet(target), membership, rank_by=rank_by, notes=[note], self_check=checks)
     html = report_path(out, report)
     html.parent.mkdir(parents=True, exist_ok=True)
     html.write_text(render_html(summary), encoding="utf-8")
@@ -220,11 +222,6 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
 
 def print_summary(summary: Summary, out: str, stream: TextIO | None = None, *, report: str | None = None) -> None:
     """The summary and where the output went, on ``stream`` (default: the current stdout)."""
-    from spark_udfs.offsets import actual_headline
-
     stream = stream or sys.stdout  # resolved per call: a default bound at import outlives a captured stdout
-    headline = actual_headline(summary.strategies)
-    if headline is not None:
-        stream.write(headline + "\n\n")
     stream.write(render_text(summary) + "\n")
     stream.write(f"\nwrote {join_uri(out, 'evaluation')} and {report_path(out, report)}\n")

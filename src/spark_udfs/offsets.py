@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from assignors import ProtocolError
 from assignors.offsets_topic import ACTUAL_COLUMNS, HistoryBuilder, UnknownRecord, decode_record, timestamp_of
 from spark_udfs.actual import ACTUAL_STRATEGY, SELF_CHECK_COLUMNS, ActualRow, actual_rows, self_check
+from spark_udfs.costs import DEFAULT_TIMING, PauseTiming, WeightHistory
 from spark_udfs.replay import (
     MEMBERSHIP_COLUMNS,
     OUTPUT_COLUMNS,
@@ -31,8 +32,6 @@ from spark_udfs.replay import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     import pandas as pd
     from pyspark.sql import DataFrame
 
@@ -41,7 +40,6 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "FOLDED_COLUMNS",
     "OffsetsTables",
-    "actual_headline",
     "evaluate_actual",
     "fold_group_frame",
     "group_of_key",
@@ -216,12 +214,21 @@ def _actual_rows_of(frame: pd.DataFrame) -> list[ActualRow]:
     ]
 
 
-def evaluate_actual(membership: DataFrame, topics: DataFrame, actual: DataFrame) -> tuple[DataFrame, DataFrame]:
+def evaluate_actual(
+    membership: DataFrame,
+    topics: DataFrame,
+    actual: DataFrame,
+    *,
+    weights: WeightHistory | None = None,
+    timing: PauseTiming = DEFAULT_TIMING,
+) -> tuple[DataFrame, DataFrame]:
     """The strategy ``actual``'s evaluation rows and the range/roundrobin self-check rows, per group on Spark.
 
     ``membership`` and ``topics`` are the evaluation's inputs; ``actual`` is the table
-    ``assignors collect`` writes. Both results come from one ``cogroup().applyInPandas`` per
-    output (Spark Connect safe); a group that fails gets an error row in the evaluation.
+    ``assignors collect`` writes; ``weights`` and ``timing`` are the replay's, so the weighted
+    columns and the pause cost are measured alike. Both results come from one
+    ``cogroup().applyInPandas`` per output (Spark Connect safe); a group that fails gets an
+    error row in the evaluation and a self-check row that says so (``matched`` false).
     """
     history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
     members = membership.select(*(name for name, _ in MEMBERSHIP_COLUMNS))
@@ -230,7 +237,11 @@ def evaluate_actual(membership: DataFrame, topics: DataFrame, actual: DataFrame)
     def evaluation(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
         group = str(right["group_id"].iloc[0]) if len(right) else str(left["group_id"].iloc[0])
         try:
-            rows = actual_rows(group, member_rows(left), _actual_rows_of(right), history) if len(right) else []
+            rows = (
+                actual_rows(group, member_rows(left), _actual_rows_of(right), history, weights=weights, timing=timing)
+                if len(right)
+                else []
+            )
         except Exception as error:  # one group must never fail the job (logged with its traceback)
             logger.warning("group %r: internal error while measuring the actual strategy", group, exc_info=True)
             rows = [{"group_id": group, "strategy": ACTUAL_STRATEGY, "error": f"{type(error).__name__}: {error}"}]
@@ -242,29 +253,14 @@ def evaluate_actual(membership: DataFrame, topics: DataFrame, actual: DataFrame)
         group = str(right["group_id"].iloc[0]) if len(right) else ""
         try:
             rows = self_check(group, member_rows(left), _actual_rows_of(right), history) if len(right) else []
-        except Exception:  # one group must never fail the job (logged with its traceback)
-            logger.warning("group %r: internal error in the self-check; no check rows", group, exc_info=True)
-            rows = []
+        except Exception as error:  # one group must never fail the job, nor vanish from the check (logged)
+            logger.warning("group %r: internal error in the self-check; one row says so", group, exc_info=True)
+            failed = f"self-check failed: {type(error).__name__}: {error}"
+            rows = [dict.fromkeys(name for name, _ in SELF_CHECK_COLUMNS)]
+            rows[0].update(group_id=group, matched=False, mismatches=[failed])
         return pd.DataFrame(rows, columns=[name for name, _ in SELF_CHECK_COLUMNS])
 
     cogrouped = members.groupBy("group_id").cogroup(recorded.groupBy("group_id"))
     rows = cogrouped.applyInPandas(evaluation, schema=ddl(OUTPUT_COLUMNS))
     checked = members.groupBy("group_id").cogroup(recorded.groupBy("group_id"))
     return rows, checked.applyInPandas(checks, schema=ddl(SELF_CHECK_COLUMNS))
-
-
-def actual_headline(strategies: Sequence[Any]) -> str | None:
-    """ "Your cluster did X; strategy Y would have done Z", from the report's per-strategy summaries.
-
-    ``strategies`` hold ``strategy``, ``moved``, ``revoked`` and ``worst_spread`` (the report's
-    ``StrategySummary``, ranked best first); None without an ``actual`` row.
-    """
-    recorded = next((s for s in strategies if s.strategy == ACTUAL_STRATEGY), None)
-    best = next((s for s in strategies if s.strategy != ACTUAL_STRATEGY), None)
-    if recorded is None or best is None:
-        return None
-    return (
-        f"your cluster moved {recorded.moved} and revoked {recorded.revoked} partitions (worst spread "
-        f"{recorded.worst_spread}); {best.strategy} would have moved {best.moved} and revoked {best.revoked} "
-        f"(worst spread {best.worst_spread})"
-    )

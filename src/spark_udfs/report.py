@@ -9,9 +9,10 @@ draws it with plotly; :func:`render_text` prints the ranking.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from spark_udfs.ranking import DEFAULT_RANK_BY, StrategySummary, parse_rank_by, rank
 from spark_udfs.report_html import render_html
@@ -22,6 +23,7 @@ from spark_udfs.summary import (
     DrillDown,
     GroupFigures,
     Quantiles,
+    SelfCheckGroup,
     Summary,
     TimePoint,
     member_events,
@@ -31,12 +33,18 @@ from spark_udfs.summary import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import Column, DataFrame, Row
+
+_T = TypeVar("_T")
+_NULL_AS = {"imbalance": 1.0, "worst_imbalance": 1.0}
+"""A null aggregate means "nothing measured": 0 for counts and sums, 1.0 (even) for a load ratio."""
+_CASTS: dict[str, Any] = {"int": int, "float": float, "bool": bool, "str": str}
 
 __all__ = [
     "DrillDown",
     "GroupFigures",
     "Quantiles",
+    "SelfCheckGroup",
     "StrategySummary",
     "Summary",
     "TimePoint",
@@ -64,6 +72,7 @@ def summarize(  # noqa: PLR0913 - the report's options
     top: int = 5,
     group_limit: int = 2000,
     notes: Sequence[str] = (),
+    self_check: DataFrame | None = None,
 ) -> Summary:
     """Aggregate the evaluation output on Spark and collect the small result.
 
@@ -74,6 +83,8 @@ def summarize(  # noqa: PLR0913 - the report's options
         top: how many groups the drill-down shows (the most pause cost over all strategies).
         group_limit: rows of the groups table (group x strategy, most pause cost first).
         notes: sentences shown under the report's title.
+        self_check: the range/roundrobin self-check rows (``evaluate_actual``), for the match
+            rate per group and the mismatches.
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as sf
@@ -107,7 +118,59 @@ def summarize(  # noqa: PLR0913 - the report's options
         group_count=total,
         drilldown=_drilldown(ok, membership, top),
         notes=list(notes),
+        self_check=_self_check(self_check) if self_check is not None else [],
     )
+
+
+def _record(cls: type[_T], row: Row) -> _T:
+    """A summary dataclass from an aggregated row whose columns are named as its fields (nulls as nothing measured)."""
+    found = row.asDict()
+    values: dict[str, Any] = {}
+    for item in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if item.name not in found:
+            continue
+        value, kind = found[item.name], str(item.type)
+        if value is None and kind in _CASTS:
+            value = _NULL_AS.get(item.name, "" if kind == "str" else 0)
+        values[item.name] = _CASTS[kind](value) if kind in _CASTS else value
+    return cls(**values)
+
+
+def _self_check(checks: DataFrame, per_group: int = 5) -> list[SelfCheckGroup]:
+    """Per group: snapshots reproduced of those checked, and its first ``per_group`` mismatches (worst rate first)."""
+    from pyspark.sql import functions as sf
+
+    rates = (
+        checks.groupBy("group_id")
+        .agg(sf.sum(sf.col("matched").cast("int")).alias("matched"), sf.count(sf.lit(1)).alias("checked"))
+        .collect()
+    )
+    missed = (
+        checks.where(sf.col("matched").isNull() | ~sf.col("matched"))
+        .select("group_id", "snapshot_ts", "generation", "assignor", "mismatches")
+        .orderBy("group_id", "snapshot_ts")
+        .collect()
+    )
+    mismatches: dict[str, list[tuple[dt.datetime | None, int | None, str | None, str]]] = {}
+    for r in missed:
+        listed = mismatches.setdefault(r["group_id"], [])
+        if len(listed) < per_group:
+            listed.append((r["snapshot_ts"], r["generation"], r["assignor"], "; ".join(r["mismatches"] or ())))
+    groups = [
+        SelfCheckGroup(r["group_id"], int(r["matched"] or 0), int(r["checked"]), mismatches.get(r["group_id"], []))
+        for r in rates
+    ]
+    return sorted(groups, key=lambda g: (g.rate, g.group_id))
+
+
+def _totals() -> list[Column]:
+    """The totals the ranking and the groups table share: rebalances and pause cost."""
+    from pyspark.sql import functions as sf
+
+    return [
+        sf.sum(sf.col("rebalanced").cast("int")).alias("rebalances"),
+        sf.sum("pause_partition_seconds").alias("pause"),
+    ]
 
 
 def _strategies(ok: DataFrame) -> list[StrategySummary]:
@@ -117,8 +180,7 @@ def _strategies(ok: DataFrame) -> list[StrategySummary]:
         ok.groupBy("strategy")
         .agg(
             sf.first("protocol").alias("protocol"),
-            sf.sum(sf.col("rebalanced").cast("int")).alias("rebalances"),
-            sf.sum("pause_partition_seconds").alias("pause"),
+            *_totals(),
             sf.max("imbalance").alias("imbalance"),
             sf.sum("moved").alias("moved"),
             sf.sum("revoked").alias("revoked"),
@@ -132,25 +194,7 @@ def _strategies(ok: DataFrame) -> list[StrategySummary]:
         )
         .collect()
     )
-    return [
-        StrategySummary(
-            strategy=r["strategy"],
-            protocol=r["protocol"] or "",
-            rebalances=int(r["rebalances"] or 0),
-            pause=float(r["pause"] or 0.0),
-            imbalance=float(r["imbalance"] or 1.0),
-            moved=int(r["moved"] or 0),
-            revoked=int(r["revoked"] or 0),
-            orphaned=int(r["orphaned"] or 0),
-            topic_spread=int(r["topic_spread"] or 0),
-            load_spread=int(r["load_spread"] or 0),
-            rounds=int(r["rounds"] or 0),
-            invalid=int(r["invalid"] or 0),
-            assign_ms=float(r["assign_ms"] or 0.0),
-            weighted=bool(r["weighted"]),
-        )
-        for r in rows
-    ]
+    return [_record(StrategySummary, r) for r in rows]
 
 
 def _timeline(ok: DataFrame) -> dict[str, list[TimePoint]]:
@@ -163,8 +207,8 @@ def _timeline(ok: DataFrame) -> dict[str, list[TimePoint]]:
     bucket = max(1, math.ceil((int(bounds["hi"]) - int(bounds["lo"]) + 1) / MAX_POINTS))
     start = sf.timestamp_seconds(sf.floor(seconds / bucket) * bucket) if bucket > 1 else sf.col("snapshot_ts")
     rows = (
-        ok.withColumn("bucket", start)
-        .groupBy("strategy", "bucket")
+        ok.withColumn("ts", start)
+        .groupBy("strategy", "ts")
         .agg(
             sf.sum("moved").alias("moved"),
             sf.sum("revoked").alias("revoked"),
@@ -173,22 +217,12 @@ def _timeline(ok: DataFrame) -> dict[str, list[TimePoint]]:
             sf.max("topic_spread").alias("topic_spread"),
             sf.avg("imbalance").alias("imbalance"),
         )
-        .orderBy("strategy", "bucket")
+        .orderBy("strategy", "ts")
         .collect()
     )
     timeline: dict[str, list[TimePoint]] = {}
     for r in rows:
-        timeline.setdefault(r["strategy"], []).append(
-            TimePoint(
-                r["bucket"],
-                int(r["moved"] or 0),
-                int(r["revoked"] or 0),
-                float(r["pause"] or 0.0),
-                float(r["load_spread"] or 0.0),
-                int(r["topic_spread"] or 0),
-                float(r["imbalance"] or 1.0),
-            )
-        )
+        timeline.setdefault(r["strategy"], []).append(_record(TimePoint, r))
     return timeline
 
 
@@ -217,8 +251,7 @@ def _group_table(ok: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:
     from pyspark.sql import functions as sf
 
     per_group = ok.groupBy("group_id", "strategy").agg(
-        sf.sum(sf.col("rebalanced").cast("int")).alias("rebalances"),
-        sf.sum("pause_partition_seconds").alias("pause"),
+        *_totals(),
         sf.max("pause_partition_seconds").alias("worst_pause"),
         sf.max("moved").alias("worst_moved"),
         sf.max("revoked").alias("worst_revoked"),
@@ -228,21 +261,7 @@ def _group_table(ok: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:
     )
     total = per_group.count()
     rows = per_group.orderBy(sf.desc("pause"), "group_id", "strategy").limit(limit).collect()
-    table = [
-        GroupFigures(
-            r["group_id"],
-            r["strategy"],
-            int(r["rebalances"] or 0),
-            float(r["pause"] or 0.0),
-            float(r["worst_pause"] or 0.0),
-            int(r["worst_moved"] or 0),
-            int(r["worst_revoked"] or 0),
-            int(r["worst_load_spread"] or 0),
-            int(r["worst_topic_spread"] or 0),
-            float(r["worst_imbalance"] or 1.0),
-        )
-        for r in rows
-    ]
+    table = [_record(GroupFigures, r) for r in rows]
     return table, int(total)
 
 

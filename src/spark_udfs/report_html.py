@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spark_udfs.ranking import COLUMN_DEFINITIONS, RANK_KEYS
-from spark_udfs.summary import DISTRIBUTIONS
+from spark_udfs.summary import DISTRIBUTIONS, headline
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -39,6 +40,7 @@ table.sortable th{cursor:pointer;user-select:none}table.sortable th:after{conten
 dl.defs{font-size:13px;display:grid;grid-template-columns:max-content 1fr;gap:2px 12px}
 dl.defs dt{font-weight:600}dl.defs dd{margin:0}.scroll{max-height:520px;overflow:auto}
 section.group{border-top:2px solid #ddd;margin-top:18px}
+p.headline{font-size:18px;font-weight:600;background:#eef5ee;border-left:4px solid #2ca02c;padding:8px 12px}
 """
 
 _SORT_SCRIPT = """
@@ -67,19 +69,28 @@ document.querySelectorAll('table.sortable').forEach(function (table) {
 """
 
 
-def strategy_styles(names: Iterable[str]) -> dict[str, dict[str, str]]:
-    """One colour, dash and marker per strategy, by name order, identical in every chart."""
+def strategy_styles(names: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """One colour, dash, marker, line width and marker size per strategy, by name order, identical in every chart.
+
+    Widths and sizes shrink along the order and traces are drawn in that order, so where the
+    lines of several strategies coincide (the EAGER assignors pause alike) each stays visible
+    as a thinner line inside the previous one.
+    """
+    ordered = sorted(set(names))
+    step = 1 / max(len(ordered) - 1, 1)  # 1 for the first strategy, 0 for the last
     return {
         name: {
             "color": _COLORS[i % len(_COLORS)],
             "dash": _DASHES[i % len(_DASHES)],
             "symbol": _SYMBOLS[i % len(_SYMBOLS)],
+            "width": round(1.5 + 3.5 * (len(ordered) - 1 - i) * step, 2),
+            "size": round(5 + 6 * (len(ordered) - 1 - i) * step, 2),
         }
-        for i, name in enumerate(sorted(set(names)))
+        for i, name in enumerate(ordered)
     }
 
 
-def _line(name: str, style: dict[str, str], x: Sequence[Any], y: Sequence[Any], **extra: Any) -> dict[str, Any]:
+def _line(name: str, style: dict[str, Any], x: Sequence[Any], y: Sequence[Any], **extra: Any) -> dict[str, Any]:
     return {
         "type": "scatter",
         "mode": "lines+markers",
@@ -87,10 +98,19 @@ def _line(name: str, style: dict[str, str], x: Sequence[Any], y: Sequence[Any], 
         "legendgroup": name,
         "x": list(x),
         "y": list(y),
-        "line": {"color": style["color"], "dash": style["dash"], "width": 2},
-        "marker": {"symbol": style["symbol"], "size": 7, "color": style["color"]},
+        "line": {"color": style["color"], "dash": style["dash"], "width": style["width"]},
+        "marker": {"symbol": style["symbol"], "size": style["size"], "color": style["color"], "maxdisplayed": 40},
         **extra,
     }
+
+
+def _drawing_order(summary: Summary, styles: dict[str, dict[str, Any]]) -> list[tuple[str, int]]:
+    """``(strategy, legend rank)`` widest line first, so thinner coinciding lines are drawn on top.
+
+    The legend keeps the ranking's order (plotly's ``legendrank``).
+    """
+    ranks = {s.strategy: 1000 + i for i, s in enumerate(summary.strategies)}
+    return sorted(ranks.items(), key=lambda item: (-styles[item[0]]["width"], item[0]))
 
 
 class _Charts:
@@ -99,13 +119,13 @@ class _Charts:
     def __init__(self) -> None:
         self.calls: list[str] = []
 
-    def figure(self, title: str, traces: list[dict[str, Any]], layout: dict[str, Any], height: int = 340) -> str:
+    def figure(self, title: str, traces: list[dict[str, Any]], layout: dict[str, Any], height: int = 400) -> str:
         chart_id = f"chart-{len(self.calls) + 1}"
         base = {
-            "title": {"text": title, "font": {"size": 14}},
+            "title": {"text": title, "font": {"size": 14}, "x": 0.01, "xanchor": "left"},
             "height": height,
-            "margin": {"l": 64, "r": 16, "t": 48, "b": 56},
-            "legend": {"orientation": "h", "y": -0.22},
+            "margin": {"l": 64, "r": 16, "t": 48, "b": 96},
+            "legend": {"orientation": "h", "y": -0.3, "yanchor": "top"},
             "template": "plotly_white",
         }
         payload = json.dumps({"data": traces, "layout": {**base, **layout}}, default=str).replace("<", "\\u003c")
@@ -116,7 +136,18 @@ class _Charts:
         return f'<div class="chart" id="{chart_id}" data-title="{html.escape(title)}"></div>'
 
 
+@dataclass(frozen=True, slots=True)
+class _Sorted:
+    """A cell that shows ``text`` and sorts by ``value``."""
+
+    text: str
+    value: float | None
+
+
 def _cell(value: Any, *, name: bool = False) -> str:
+    if isinstance(value, _Sorted):
+        sort = "" if value.value is None else f' data-v="{value.value!r}"'
+        return f"<td{sort}>{html.escape(value.text)}</td>"
     if isinstance(value, float):
         text = f"{value:,.2f}" if abs(value) < 100 else f"{value:,.0f}"  # noqa: PLR2004
         return f'<td data-v="{value!r}">{text}</td>'
@@ -176,33 +207,49 @@ def _ranking(summary: Summary) -> str:
     )
 
 
-def _distributions(summary: Summary, charts: _Charts, styles: dict[str, dict[str, str]]) -> str:
+def _number(value: float) -> str:
+    return f"{value:,.2f}".rstrip("0").rstrip(".") if abs(value) < 100 else f"{value:,.0f}"  # noqa: PLR2004
+
+
+def _distributions(summary: Summary, charts: _Charts, styles: dict[str, dict[str, Any]]) -> str:
     header = [
-        ("strategy", "the assignor replayed"),
-        ("measure", "what is measured, and over what"),
-        ("count", "values measured"),
-        ("p50", "the median"),
-        ("p95", "95 % of the values are at or below it"),
-        ("max", "the worst value"),
+        ("measure", "what is measured"),
+        ("over", "per rebalance (a group's first, fresh assignment left out) or per snapshot"),
+        *((s.strategy, f"{s.strategy}: p50 / p95 / max (sorts by p95)") for s in summary.strategies),
     ]
     rows = []
     figures = []
     for measure, (scope, unit) in DISTRIBUTIONS.items():
-        traces = []
+        cells: list[Any] = [f"{measure} ({unit})", scope]
         for s in summary.strategies:
             q = summary.distributions.get(s.strategy, {}).get(measure)
+            text = "" if q is None else f"{_number(q.p50)} / {_number(q.p95)} / {_number(q.max)}"
+            cells.append(_Sorted(text, q.p95 if q is not None else None))
+        rows.append(cells)
+        traces = []
+        for name, legend_rank in _drawing_order(summary, styles):
+            q = summary.distributions.get(name, {}).get(measure)
             if q is None:
                 continue
-            rows.append([s.strategy, f"{measure} ({scope})", q.count, q.p50, q.p95, q.max])
-            percent = list(range(101))
-            hover = f"%{{x:,.4g}} {unit}<br>%{{y}} % at or below<extra>{s.strategy}</extra>"
-            traces.append(_line(s.strategy, styles[s.strategy], q.cdf, percent, line_shape="hv", hovertemplate=hover))
+            hover = f"%{{x:,.4g}} {unit}<br>%{{y}} % at or below<extra>{name}</extra>"
+            traces.append(
+                _line(
+                    name,
+                    styles[name],
+                    q.cdf,
+                    list(range(101)),
+                    line_shape="hv",
+                    hovertemplate=hover,
+                    legendrank=legend_rank,
+                )
+            )
         if traces:
             layout = {"xaxis": {"title": {"text": unit}}, "yaxis": {"title": {"text": f"% of {scope[4:]}s"}}}
             figures.append(charts.figure(f"{measure} {scope}: cumulative distribution", traces, layout))
     return (
-        "<p>p50/p95/max of each measure per strategy; the charts show the whole cumulative distribution "
-        "(per-rebalance measures leave out each group's first, fresh assignment).</p>"
+        "<p>p50 / p95 / max of each measure per strategy (the median, 95 % at or below, the worst); the charts "
+        "show the whole cumulative distribution (per-rebalance measures leave out each group's first, fresh "
+        "assignment).</p>"
         f'<div class="scroll">{_table(header, rows, table_id="distribution-table")}</div>'
         f'<div class="charts">{"".join(figures)}</div>'
     )
@@ -218,13 +265,13 @@ _TIMELINE = (
 )
 
 
-def _timeline(summary: Summary, charts: _Charts, styles: dict[str, dict[str, str]]) -> str:
+def _timeline(summary: Summary, charts: _Charts, styles: dict[str, dict[str, Any]]) -> str:
     figures = []
     for field, title, unit in _TIMELINE:
         traces = [
-            _line(s.strategy, styles[s.strategy], [p.ts for p in points], [getattr(p, field) for p in points])
-            for s in summary.strategies
-            if (points := summary.timeline.get(s.strategy))
+            _line(name, styles[name], [p.ts for p in points], [getattr(p, field) for p in points], legendrank=rank)
+            for name, rank in _drawing_order(summary, styles)
+            if (points := summary.timeline.get(name))
         ]
         layout = {
             "xaxis": {"title": {"text": _TIME_AXIS}, "type": "date"},
@@ -238,7 +285,7 @@ def _timeline(summary: Summary, charts: _Charts, styles: dict[str, dict[str, str
 _EVENTS = {"join": ("triangle-up", "#2ca02c"), "leave": ("x", "#d62728"), "restart": ("circle-open", "#ff7f0e")}
 
 
-def _group_section(group: DrillDown, charts: _Charts, styles: dict[str, dict[str, str]]) -> str:
+def _group_section(group: DrillDown, charts: _Charts, styles: dict[str, dict[str, Any]]) -> str:
     heading = f"{html.escape(group.group_id)}: {group.pause:,.0f} partition-seconds of pause over all strategies"
     parts = [f'<section class="group"><h3>{heading}</h3>']
     if group.members:
@@ -285,7 +332,7 @@ def _group_section(group: DrillDown, charts: _Charts, styles: dict[str, dict[str
         parts.append(charts.figure(f"{group.group_id}: members (joins, leaves, restarts)", traces, layout, height))
     traces = []
     for row, (index, label) in enumerate(((1, "moved"), (2, "revoked"), (3, "pause")), start=1):
-        for name in sorted(group.rebalances):
+        for name in sorted(group.rebalances, key=lambda n: (-styles[n]["width"], n)):
             steps = group.rebalances[name]
             hover = f"{label}: %{{y:,}}<extra>{name}</extra>"
             axis = f"y{row}" if row > 1 else "y"
@@ -299,7 +346,7 @@ def _group_section(group: DrillDown, charts: _Charts, styles: dict[str, dict[str
         "yaxis3": {"title": {"text": "pause (p-s)"}},
         "hovermode": "x unified",
     }
-    parts.append(charts.figure(f"{group.group_id}: per rebalance, each strategy", traces, layout, 520))
+    parts.append(charts.figure(f"{group.group_id}: per rebalance, each strategy", traces, layout, 680))
     parts.append("</section>")
     return "".join(parts)
 
@@ -343,6 +390,49 @@ def _groups(summary: Summary) -> str:
     return more + f'<div class="scroll">{_table(_GROUP_HEADER, rows, table_id="group-table")}</div>'
 
 
+def _self_check(summary: Summary) -> str:
+    """Match rate per group and the mismatches: does our replay of range/roundrobin reproduce the recording?"""
+    matched = sum(g.matched for g in summary.self_check)
+    checked = sum(g.checked for g in summary.self_check)
+    rates = _table(
+        [
+            ("group", "the consumer group"),
+            ("reproduced", "recorded snapshots our assignor reproduced exactly"),
+            ("checked", "recorded range/roundrobin snapshots"),
+            ("match rate", "reproduced / checked"),
+        ],
+        [[g.group_id, g.matched, g.checked, f"{g.rate:.0%}"] for g in summary.self_check],
+        table_id="self-check-table",
+    )
+    listed = [
+        [g.group_id, assignor or "", str(ts) if ts is not None else "", generation, what]
+        for g in summary.self_check
+        for ts, generation, assignor, what in g.mismatches
+    ]
+    mismatches = (
+        _table(
+            [
+                ("group", "the consumer group"),
+                ("assignor", "the recorded assignor"),
+                ("snapshot", "the recorded snapshot (UTC)"),
+                ("generation", "its generation"),
+                ("what differs", "member: recorded [...], replayed [...]"),
+            ],
+            listed,
+            table_id="mismatch-table",
+        )
+        if listed
+        else "<p>No mismatches.</p>"
+    )
+    return (
+        f"<p>{matched:,} of {checked:,} recorded range/roundrobin snapshots reproduced by our assignors. "
+        "A mismatch means the membership, the partition counts or the assignor differ from what the tables say "
+        "(for example rack-aware range with partition racks the tables lack).</p>"
+        f'<div class="scroll">{rates}</div><h3>Mismatches (first five per group)</h3>'
+        f'<div class="scroll">{mismatches}</div>'
+    )
+
+
 def _strategies_text(strategies: Sequence[StrategySummary]) -> str:
     return ", ".join(f"{s.strategy} ({s.protocol})" for s in strategies)
 
@@ -369,11 +459,9 @@ def render_html(summary: Summary, *, title: str = "Kafka assignor evaluation") -
         else "<p>None: every group was evaluated.</p>"
     )
     notes = "".join(f"<p>{html.escape(n)}</p>" for n in summary.notes)
-    from spark_udfs.offsets import actual_headline
-
-    headline = actual_headline(summary.strategies)
-    if headline:
-        notes = f"<p><strong>{html.escape(headline.capitalize())}.</strong></p>" + notes
+    answer = headline(summary)
+    if answer:
+        notes = f'<p class="headline" id="headline">{html.escape(answer)}</p>' + notes
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -397,6 +485,11 @@ def render_html(summary: Summary, *, title: str = "Kafka assignor evaluation") -
             drilldown,
             '<h2 id="groups">Every group</h2>',
             _groups(summary),
+            *(
+                ['<h2 id="self-check">Self-check of the recorded assignments</h2>', _self_check(summary)]
+                if summary.self_check
+                else []
+            ),
             '<h2 id="errors">Groups with input errors</h2>',
             errors,
             f"<script>{_SORT_SCRIPT}</script>",

@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 
 from spark_udfs.ranking import DEFAULT_RANK_BY, StrategySummary
 
+ACTUAL = "actual"
+"""The strategy name of the cluster's recorded assignments (``spark_udfs.actual.ACTUAL_STRATEGY``)."""
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -18,8 +21,10 @@ __all__ = [
     "DrillDown",
     "GroupFigures",
     "Quantiles",
+    "SelfCheckGroup",
     "Summary",
     "TimePoint",
+    "headline",
     "member_events",
     "render_text",
 ]
@@ -106,6 +111,24 @@ class DrillDown:
     rebalances: dict[str, list[tuple[dt.datetime, int, int, float]]]
 
 
+@dataclass(frozen=True, slots=True)
+class SelfCheckGroup:
+    """One group's self-check: recorded range/roundrobin snapshots our assignor reproduced.
+
+    ``mismatches`` holds ``(snapshot_ts, generation, assignor, what differs)``, at most a
+    few per group (``shown_mismatches`` of ``checked - matched`` snapshots).
+    """
+
+    group_id: str
+    matched: int
+    checked: int
+    mismatches: list[tuple[dt.datetime | None, int | None, str | None, str]] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        return self.matched / self.checked if self.checked else 1.0
+
+
 @dataclass(frozen=True)
 class Summary:
     """What the report shows, collected from the evaluation output (small)."""
@@ -121,6 +144,7 @@ class Summary:
     group_count: int = 0  # groups x strategies in the table before the limit
     drilldown: list[DrillDown] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. the pause model's durations
+    self_check: list[SelfCheckGroup] = field(default_factory=list)  # with recorded assignments only
 
     @property
     def weighted(self) -> bool:
@@ -163,13 +187,85 @@ def member_events(
     return result
 
 
+_FIGURES: dict[str, tuple[str, str]] = {
+    "pause": ("pause", "{:,.0f} partition-seconds"),
+    "imbalance": ("worst load", "{:.2f}x the mean"),
+    "moved": ("partitions moved", "{:,.0f}"),
+    "revoked": ("partitions revoked", "{:,.0f}"),
+    "orphaned": ("partitions orphaned", "{:,.0f}"),
+    "topic_spread": ("worst per-topic spread", "{:,.0f} partitions"),
+    "load_spread": ("worst load spread", "{:,.0f} partitions"),
+    "rounds": ("rebalance rounds", "{:,.0f}"),
+    "invalid": ("invalid assignments", "{:,.0f}"),
+    "assign_ms": ("time in the assignor", "{:,.0f} ms"),
+}
+"""How the headline words each figure of the score: (label, value format)."""
+
+
+def _value(strategy: StrategySummary, key: str) -> str:
+    return _FIGURES[key][1].format(float(getattr(strategy, key)))
+
+
+def _figures(strategy: StrategySummary, keys: Sequence[str]) -> str:
+    return ", ".join(f"{_FIGURES[key][0]} {_value(strategy, key)}" for key in keys)
+
+
+def _why(best: StrategySummary, second: StrategySummary, keys: Sequence[str]) -> str:
+    """The first figure of the score on which ``best`` beats ``second``, and those (later) where it is behind."""
+    decisive = next((k for k in keys if float(getattr(best, k)) != float(getattr(second, k))), None)
+    if decisive is None:
+        return f"it ties with the runner-up {second.strategy} on every figure of the score and wins by name"
+    ours, theirs = float(getattr(best, decisive)), float(getattr(second, decisive))
+    factor = f", {theirs / ours:.1f}x less" if ours > 0 and theirs / ours >= 1.1 else ""  # noqa: PLR2004
+    behind = [k for k in keys if float(getattr(best, k)) > float(getattr(second, k))]
+    trade = (
+        "; it is behind on "
+        + " and ".join(f"{_FIGURES[k][0]} ({_value(best, k)} against {_value(second, k)})" for k in behind)
+        if behind
+        else ""
+    )
+    return (
+        f"it has the lowest {_FIGURES[decisive][0]}: {_value(best, decisive)} against {_value(second, decisive)} "
+        f"for the runner-up {second.strategy} ({second.protocol}){factor}{trade}"
+    )
+
+
+def headline(summary: Summary) -> str | None:
+    """The report's answer in the figures of the score: which strategy, and why.
+
+    With recorded assignments: "Your cluster did X; STRATEGY would have done Z" (the best
+    ranked replayed strategy). Otherwise: the strategy that ranks first, and the figure of
+    the score that puts it ahead of the runner-up. None when nothing was evaluated.
+    """
+    keys = summary.rank_by
+    replayed = [s for s in summary.strategies if s.strategy != ACTUAL]
+    recorded = next((s for s in summary.strategies if s.strategy == ACTUAL), None)
+    if not replayed:
+        return None
+    best = replayed[0]
+    if recorded is not None:
+        return (
+            f"Your cluster did {_figures(recorded, keys)} ({recorded.protocol}); "
+            f"{best.strategy} ({best.protocol}) would have done {_figures(best, keys)}."
+        )
+    text = f"Recommended: {best.strategy} ({best.protocol})."
+    if len(replayed) > 1:
+        second = replayed[1]
+        text += f" Ranked by {', then '.join(keys)}, {_why(best, second, keys)}."
+        if any(float(getattr(best, k)) != float(getattr(second, k)) for k in keys):
+            return text  # it names the figures that decide and those where it is behind; the rest are equal
+    return f"{text} Its figures: {_figures(best, keys)}."
+
+
 def _number(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 or value == int(value) else f"{value:,.2f}"  # noqa: PLR2004
 
 
 def render_text(summary: Summary) -> str:
     """A short plain-text summary for the terminal: the ranking and the figures of its score."""
+    answer = headline(summary)
     lines = [
+        *([answer, ""] if answer else []),
         f"{summary.groups} groups, {summary.snapshots} snapshots, {len(summary.error_groups)} groups with input errors",
         f"ranked by {', then '.join(summary.rank_by)} (lower is better)",
         "",
@@ -183,4 +279,13 @@ def render_text(summary: Summary) -> str:
             f"{position:<5}{s.strategy:<20}{_number(s.pause):>14}{s.imbalance:>11.2f}{s.moved:>9}{s.revoked:>9}"
             f"{s.topic_spread:>13}{s.invalid:>8}"
         )
+    if summary.self_check:
+        matched = sum(g.matched for g in summary.self_check)
+        checked = sum(g.checked for g in summary.self_check)
+        lines += ["", f"self-check: {matched} of {checked} recorded range/roundrobin snapshots reproduced"]
+        lines += [
+            f"  {g.group_id}: {g.matched}/{g.checked} ({g.rate:.0%})"
+            for g in summary.self_check
+            if g.matched < g.checked
+        ]
     return "\n".join(lines)

@@ -121,7 +121,7 @@ def test_collected_tables_to_a_report_with_the_actual_strategy(
     argv += ["--actual", str(collected / "actual"), "--out", str(report), "--strategies", "range", "sticky"]
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    assert "your cluster moved" in printed
+    assert "Your cluster did pause" in printed
     evaluation = spark.read.parquet(str(report / "evaluation"))
     actual_rows = [r.asDict() for r in evaluation.where("strategy = 'actual'").orderBy("snapshot_ts").collect()]
     range_rows = [r.asDict() for r in evaluation.where("strategy = 'range'").orderBy("snapshot_ts").collect()]
@@ -131,7 +131,7 @@ def test_collected_tables_to_a_report_with_the_actual_strategy(
             assert ours[column] == theirs[column], column
     checks = spark.read.parquet(str(report / "self_check")).collect()
     assert sorted((r["generation"], r["matched"]) for r in checks) == [(1, True), (2, True), (3, True)]
-    assert "Your cluster moved" in (report / "report.html").read_text(encoding="utf-8")
+    assert "Your cluster did pause" in (report / "report.html").read_text(encoding="utf-8")
 
 
 def _json_of(record: GroupMetadata) -> dict[str, Any]:
@@ -156,3 +156,53 @@ def _json_of(record: GroupMetadata) -> dict[str, Any]:
             for m in record.members
         ],
     }
+
+
+def test_the_actual_strategy_on_spark_equals_the_pure_rows(spark: SparkSession) -> None:
+    """evaluate_history(actual=..., weights=..., durations): its 'actual' rows are actual_rows', weights and all."""
+    from spark_udfs.actual import ActualRow, actual_rows
+    from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
+    from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, MemberRow, TopicHistory, ddl
+    from spark_udfs.udfs import evaluate_history
+
+    tables = offsets_tables(
+        spark.createDataFrame(_raw_rows(), "key binary, value binary, timestamp timestamp, partition int, offset long")
+    )
+    topics = [("t", 2, None), ("u", 5, None)]
+    weights = [("t", None, 3.0, None), ("t", 1, 7.0, None), ("u", None, 1.0, None)]
+    evaluation = evaluate_history(
+        tables.membership,
+        spark.createDataFrame(topics, ddl(TOPICS_COLUMNS)),
+        strategies=["range"],
+        actual=tables.actual,
+        weights=spark.createDataFrame(weights, ddl(WEIGHTS_COLUMNS)),
+        rebalance_seconds=3.0,
+        heartbeat_seconds=2.0,
+    )
+    got = [r.asDict() for r in evaluation.where("strategy = 'actual'").orderBy("group_id", "snapshot_ts").collect()]
+    members = [r.asDict() for r in tables.membership.select(*(n for n, _ in MEMBERSHIP_COLUMNS)).collect()]
+    recorded = [r.asDict() for r in tables.actual.collect()]
+    expected = []
+    for group in ("a", "b"):
+        expected += actual_rows(
+            group,
+            [
+                MemberRow(m["snapshot_ts"], m["member_id"], tuple(m["topics"]), m["group_instance_id"], m["rack_id"])
+                for m in members
+                if m["group_id"] == group
+            ],
+            [
+                ActualRow(r["snapshot_ts"], r["generation"], r["protocol"], r["member_id"], None, tuple(r["assigned"]))
+                for r in recorded
+                if r["group_id"] == group
+            ],
+            TopicHistory(topics),
+            weights=WeightHistory(weights),
+            timing=PauseTiming(3.0, 2.0),
+        )
+    assert got == expected
+    # a: m1 alone holds t-0 (3) and t-1 (7), then m2 takes t-1: EAGER stops m1's 2 partitions for 3 s
+    assert [(r["weighted_max_load"], r["weighted_spread"], r["pause_partition_seconds"]) for r in got[:2]] == [
+        (10.0, 0.0, 0.0),
+        (7.0, 4.0, 6.0),
+    ]

@@ -12,7 +12,7 @@ from pyspark.sql import DataFrame, SparkSession
 from spark_udfs.ranking import DEFAULT_RANK_BY, RANK_KEYS, RankingError, StrategySummary, parse_rank_by, rank
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
-from spark_udfs.summary import member_events
+from spark_udfs.summary import SelfCheckGroup, headline, member_events
 from spark_udfs.udfs import evaluate_history
 
 T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive (UTC session)
@@ -94,13 +94,96 @@ def test_text_and_html_show_the_score(evaluation: tuple[DataFrame, DataFrame]) -
     frame, membership = evaluation
     summary = summarize(frame, membership, notes=["R = 5 s"])
     text = render_text(summary)
+    answer = (
+        "Recommended: cooperative-sticky (COOPERATIVE). Ranked by pause, then imbalance, then moved, it ties with "
+        "the runner-up roundrobin on every figure of the score and wins by name. Its figures: pause 30 "
+        "partition-seconds, worst load 1.00x the mean, partitions moved 3."
+    )
+    assert headline(summary) == answer
+    assert text.splitlines()[0] == answer
     assert "ranked by pause, then imbalance, then moved" in text
-    assert text.splitlines()[4].split()[:2] == ["1", "cooperative-sticky"]
+    assert text.splitlines()[6].split()[:2] == ["1", "cooperative-sticky"]
+    by_moved = summarize(frame, rank_by=["moved", "pause"], top=0)
+    assert headline(by_moved) == (
+        "Recommended: range (EAGER). Ranked by moved, then pause, it has the lowest partitions moved: 2 against 3 "
+        "for the runner-up cooperative-sticky (COOPERATIVE), 1.5x less."
+    )
     page = render_html(summary)
+    assert f'<p class="headline" id="headline">{answer}</p>' in page
+    # p50 / p95 / max per strategy, in the ranking's order, sorting by p95
+    three, two = '<td data-v="3.0">3 / 3 / 3</td>', '<td data-v="2.0">2 / 2 / 2</td>'
+    moved = '<td class="name">per rebalance</td>' + three * 3 + two
+    assert moved in page
     assert page.startswith("<!DOCTYPE html>")
     assert "cdn.plot.ly" not in page.split("Plotly.newPlot", 1)[1]  # figures load nothing from the network
     assert 'id="ranking-table"' in page
     assert "R = 5 s" in page
+
+
+def _strategy(name: str, protocol: str, pause: float, imbalance: float, moved: int) -> StrategySummary:
+    return StrategySummary(name, protocol, 1, pause, imbalance, moved, moved, 0, 0, 0, 1, 0, 0.0)
+
+
+def test_headline_compares_the_cluster_with_the_best_strategy() -> None:
+    """With the strategy 'actual': "your cluster did X; strategy Y would have done Z", in the score's figures."""
+    strategies = [
+        _strategy("cooperative-sticky", "COOPERATIVE", 40.0, 1.25, 8),
+        _strategy("actual", "EAGER", 600.0, 2.0, 30),
+        _strategy("range", "EAGER", 600.0, 2.0, 30),
+    ]
+    summary = Summary(1, 4, [], strategies)
+    assert headline(summary) == (
+        "Your cluster did pause 600 partition-seconds, worst load 2.00x the mean, partitions moved 30 (EAGER); "
+        "cooperative-sticky (COOPERATIVE) would have done pause 40 partition-seconds, worst load 1.25x the mean, "
+        "partitions moved 8."
+    )
+    replayed_only = Summary(1, 4, [], [s for s in strategies if s.strategy != "actual"], rank_by=("moved", "pause"))
+    traded = [_strategy("uniform", "CONSUMER", 20.0, 3.0, 8), strategies[0]]  # ties on moved, wins on pause
+    assert headline(Summary(1, 4, [], traded)) == (
+        "Recommended: uniform (CONSUMER). Ranked by pause, then imbalance, then moved, it has the lowest pause: "
+        "20 partition-seconds against 40 partition-seconds for the runner-up cooperative-sticky (COOPERATIVE), "
+        "2.0x less; it is behind on worst load (3.00x the mean against 1.25x the mean)."
+    )
+    assert headline(replayed_only) == (
+        "Recommended: cooperative-sticky (COOPERATIVE). Ranked by moved, then pause, it has the lowest partitions "
+        "moved: 8 against 30 for the runner-up range (EAGER), 3.8x less."
+    )
+    assert headline(Summary(0, 0, [], [])) is None
+    alone = Summary(1, 1, [], [_strategy("range", "EAGER", 0.0, 1.0, 0)])
+    assert headline(alone) == (
+        "Recommended: range (EAGER). Its figures: pause 0 partition-seconds, worst load 1.00x the mean, "
+        "partitions moved 0."
+    )
+
+
+def test_self_check_match_rate_and_mismatches_in_the_report(
+    spark: SparkSession, evaluation: tuple[DataFrame, DataFrame]
+) -> None:
+    """Group g: 1 of 2 recorded range snapshots reproduced; h: 1 of 1. The report lists g's mismatch."""
+    from spark_udfs.actual import SELF_CHECK_COLUMNS
+
+    mismatch = "a: recorded [t-0, t-2], replayed [t-0, t-1]"
+    rows = [
+        ("h", at(0), "roundrobin", 7, True, []),
+        ("g", at(0), "range", 1, True, []),
+        ("g", at(1), "range", 2, False, [mismatch, "b: recorded [t-1], replayed [t-2]"]),
+    ]
+    checks = spark.createDataFrame(rows, ddl(SELF_CHECK_COLUMNS))
+    found = summarize(evaluation[0], top=0, self_check=checks).self_check
+    assert found == [  # worst match rate first
+        SelfCheckGroup("g", 1, 2, [(at(1), 2, "range", mismatch + "; b: recorded [t-1], replayed [t-2]")]),
+        SelfCheckGroup("h", 1, 1, []),
+    ]
+    page = render_html(Summary(1, 2, [], [], self_check=found))
+    assert 'id="self-check-table"' in page
+    assert "2 of 3 recorded range/roundrobin snapshots reproduced" in page
+    assert '<td data-v="1">1</td><td data-v="2">2</td><td>50%</td>' in page
+    assert "a: recorded [t-0, t-2], replayed [t-0, t-1]" in page
+    text = render_text(Summary(1, 2, [], [], self_check=found))
+    assert text.splitlines()[-2:] == [
+        "self-check: 2 of 3 recorded range/roundrobin snapshots reproduced",
+        "  g: 1/2 (50%)",
+    ]
 
 
 def test_rank_is_by_the_score_then_the_name() -> None:

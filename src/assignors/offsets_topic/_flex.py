@@ -49,6 +49,12 @@ def uuid_from_text(text: str) -> bytes:
     return raw
 
 
+def _null_where_required(field: str, start: int, kind: str) -> ProtocolError:
+    """The error for a null ``kind`` (bytes, string, array) where Kafka's schema does not allow one."""
+    msg = f"{field}: null {kind} at offset {start} where Kafka's schema has a non-nullable {kind}"
+    return ProtocolError(msg, field=field, offset=start)
+
+
 class FlexReader(Reader):
     """The classic reader plus INT8/INT64, UUID and the flexible (compact, tagged) types."""
 
@@ -71,8 +77,7 @@ class FlexReader(Reader):
         start = self.offset
         value = self.nullable_bytes(field)
         if value is None:
-            msg = f"{field}: null bytes at offset {start} where Kafka's schema has non-nullable bytes"
-            raise ProtocolError(msg, field=field, offset=start)
+            raise _null_where_required(field, start, "bytes")
         return value
 
     def uvarint(self, field: str) -> int:
@@ -105,15 +110,13 @@ class FlexReader(Reader):
         start = self.offset
         value = self.compact_nullable_string(field)
         if value is None:
-            msg = f"{field}: null string at offset {start} where Kafka's schema has a non-nullable string"
-            raise ProtocolError(msg, field=field, offset=start)
+            raise _null_where_required(field, start, "string")
         return value
 
     def compact_bytes(self, field: str) -> bytes:
         start, length = self._compact_length(field)
         if length < 0:
-            msg = f"{field}: null bytes at offset {start} where Kafka's schema has non-nullable bytes"
-            raise ProtocolError(msg, field=field, offset=start)
+            raise _null_where_required(field, start, "bytes")
         begin = self._take(length, field, start)
         return self.data[begin : begin + length]
 
@@ -121,8 +124,7 @@ class FlexReader(Reader):
         """A compact array's element count, checked against the bytes left; null is an error."""
         start, count = self._compact_length(field)
         if count < 0:
-            msg = f"{field}: null array at offset {start} where Kafka's schema has a non-nullable array"
-            raise ProtocolError(msg, field=field, offset=start)
+            raise _null_where_required(field, start, "array")
         return self.checked_count(count, min_element_size, field, start)
 
     def tagged_fields(self, field: str) -> dict[int, bytes]:

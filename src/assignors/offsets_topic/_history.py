@@ -37,7 +37,7 @@ from assignors.offsets_topic._records import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
 __all__ = ["ACTUAL_COLUMNS", "HistoryBuilder", "TopicCounts", "timestamp_of"]
 
@@ -113,12 +113,15 @@ class HistoryBuilder:
             a recorded partition beyond them is a warning.
         topic_ids: topic id (as Kafka prints it) -> name, for KIP-848 records without a
             type-4 record naming them (Kafka 4.1+ writes none).
+        resolve_topic_ids: called once, when an id is named neither by a type-4 record nor by
+            ``topic_ids``, for more names (``assignors collect`` reads the cluster's metadata).
     """
 
     groups: re.Pattern[str] | None = None
     since: dt.datetime | None = None
     topic_counts: TopicCounts = field(default_factory=TopicCounts)
     topic_ids: Mapping[str, str] = field(default_factory=dict)
+    resolve_topic_ids: Callable[[], Mapping[str, str]] | None = None
     membership: list[Row] = field(default_factory=list)
     actual: list[Row] = field(default_factory=list)
     stats: Counter[str] = field(default_factory=Counter)
@@ -288,6 +291,10 @@ class HistoryBuilder:
 
     def _topic_name(self, state: _ConsumerGroupState, topic_id: str, group: str) -> str:
         name = state.topic_names.get(topic_id) or self.topic_ids.get(topic_id)
+        if name is None and self.resolve_topic_ids is not None:
+            resolve, self.resolve_topic_ids = self.resolve_topic_ids, None  # asked once
+            self.topic_ids = {**resolve(), **self.topic_ids}  # the names given win
+            name = self.topic_ids.get(topic_id)
         if name is None:
             self._warn_once(
                 f"id:{topic_id}",

@@ -1,0 +1,131 @@
+"""The two commands of docs/cluster-history.md, run as written, against librdkafka's mock cluster.
+
+The mock has no ``__consumer_offsets`` (nor a way to read group membership), so the test
+produces records in the format Kafka's group coordinator writes there (keys and values from
+:func:`assignors.offsets_topic.encode_record`, CreateTime timestamps) to a topic of its own;
+the documented ``collect`` command gets ``--topic`` for it and the mock's address for
+``broker:9092``. Then the documented ``evaluate`` command runs on what ``collect`` wrote, and
+the test reads the evaluation's ``actual`` rows, the self-check and the report's headline.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from assignors import Cluster, RangeAssignor, Subscription
+from assignors.cli import main
+from assignors.consumer_protocol import encode_subscription
+from assignors.offsets_topic import GroupMetadata, MemberMetadata, OffsetCommit, Record, encode_record
+
+pytest.importorskip("confluent_kafka", reason="the mock cluster comes with confluent-kafka (dev group)")
+from integration.mock_cluster import MockCluster
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "cluster-history.md"
+TOPIC = "offsets-copy"
+T0 = 1_760_000_000_000  # ms
+
+
+def documented_commands() -> list[list[str]]:
+    """The ``assignors`` lines of the first ``sh`` block under "## Two commands"."""
+    section = DOC.read_text(encoding="utf-8").split("## Two commands", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
+    assert block is not None, "docs/cluster-history.md lost its sh block under '## Two commands'"
+    return [shlex.split(line) for line in block.group(1).splitlines() if line.startswith("assignors ")]
+
+
+def _generation(generation: int, members: list[str], step: int) -> GroupMetadata:
+    """What range gave ``members`` on orders (4 partitions), as the coordinator records it."""
+    result = RangeAssignor().assign(Cluster({"orders": 4}), {m: Subscription(["orders"]) for m in members})
+    return GroupMetadata(
+        "app",
+        generation,
+        "consumer",
+        "range",
+        members[0],
+        T0 + step,
+        tuple(
+            MemberMetadata(m, None, "client", "/127.0.0.1", 30000, 10000, Subscription(["orders"]), result[m],
+                           encode_subscription(Subscription(["orders"])))
+            for m in members
+        ),
+    )  # fmt: skip
+
+
+RECORDS: list[tuple[int, Record]] = [  # (CreateTime offset in ms, record)
+    (0, _generation(1, ["m1"], 0)),
+    (500, OffsetCommit("app", "orders", 0, 17)),
+    (60_000, _generation(2, ["m1", "m2"], 60_000)),
+    (120_000, _generation(3, ["m1", "m2", "m3"], 120_000)),
+]
+
+
+def test_the_documented_commands_give_tables_then_a_report(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from confluent_kafka import Producer
+
+    collect, evaluate = documented_commands()
+    assert collect[:2] == ["assignors", "collect"]
+    assert evaluate[:2] == ["assignors", "evaluate"]
+    monkeypatch.chdir(tmp_path)  # the documented paths are relative
+    with MockCluster() as cluster:
+        cluster.create_topic(TOPIC, 1)
+        producer = Producer({"bootstrap.servers": cluster.bootstrap_servers})
+        for delay, record in RECORDS:
+            key, value = encode_record(record)
+            producer.produce(TOPIC, value=value, key=key, timestamp=T0 + delay)
+        assert producer.flush(15) == 0
+        argv = [cluster.bootstrap_servers if arg == "broker:9092" else arg for arg in collect[1:]]
+        assert main([*argv, "--topic", TOPIC]) == 0
+    collected = capsys.readouterr().out
+    assert "next: assignors evaluate --membership history/membership" in collected
+    # its own process, started here: Spark resolves the relative paths against its JVM's directory
+    finished = subprocess.run(  # noqa: S603 - this interpreter and the documented arguments
+        [sys.executable, "-m", "assignors", *evaluate[1:]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    printed = finished.stdout
+    headline = printed.splitlines()[0]
+    # EAGER: m1's 4 partitions paused 5 s when m2 joined, then m1's 2 and m2's 2 when m3 joined: 40;
+    # KIP-848's consumer-range moves the same 2, then 1, each paused one 5 s heartbeat: 15 (uniform
+    # ties on every figure and loses by name); 3 members on 4 partitions: the worst holds 2 = 1.5x the mean.
+    assert headline == (
+        "Your cluster did pause 40 partition-seconds, worst load 1.50x the mean, partitions moved 3 (EAGER); "
+        "consumer-range (CONSUMER) would have done pause 15 partition-seconds, worst load 1.50x the mean, "
+        "partitions moved 3."
+    )
+    assert "self-check: 3 of 3 recorded range/roundrobin snapshots reproduced" in printed
+
+    evaluation = spark.read.parquet(str(tmp_path / "report" / "evaluation"))
+    actual = evaluation.where("strategy = 'actual'").orderBy("snapshot_ts").collect()
+    replayed = evaluation.where("strategy = 'range'").orderBy("snapshot_ts").collect()
+    assert [(r["generation"], r["members"], r["max_load"], r["moved"], r["revoked"]) for r in actual] == [
+        (1, 1, 4, 0, 0),
+        (2, 2, 2, 2, 4),
+        (3, 3, 2, 1, 4),  # m3 takes orders-3 from m2
+    ]
+    assert [r["pause_partition_seconds"] for r in actual] == [0.0, 20.0, 20.0]
+    # what range did on the cluster is what our range does on the recorded membership
+    columns = ("members", "assigned", "max_load", "load_spread", "moved", "revoked", "pause_partition_seconds")
+    assert [[r[c] for c in columns] for r in actual] == [[r[c] for c in columns] for r in replayed]
+    checks = spark.read.parquet(str(tmp_path / "report" / "self_check")).collect()
+    assert sorted((r["generation"], r["matched"]) for r in checks) == [(1, True), (2, True), (3, True)]
+    page = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
+    assert headline in page
+    assert 'id="self-check-table"' in page
+    assert dt.datetime.fromtimestamp(T0 / 1000, tz=dt.UTC).year == 2025  # the snapshots' time, for the reader
