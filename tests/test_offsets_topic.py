@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assignors import Assignment, ProtocolError, Subscription, TopicPartition
+from assignors import Assignment, EncodingError, ProtocolError, Subscription, TopicPartition
 from assignors.consumer_protocol import encode_assignment, encode_subscription
 from assignors.offsets_topic import (
     ConsumerGroupCurrentMemberAssignment,
@@ -487,3 +487,13 @@ def test_group_metadata_round_trip(record: GroupMetadata) -> None:
     key, value = encode_record(record)
     assert decode_record(key, value) == record
     assert encode_record(decode_record(key, value)) == (key, value)
+
+
+def test_records_the_wire_cannot_hold_are_encoding_errors() -> None:
+    """Writing refuses a version Kafka lacks, a record with no wire form and an over-long STRING."""
+    with pytest.raises(EncodingError, match="version=9 of group 'g' is not one of 0-4"):
+        encode_record(GroupMetadata("g", 1, "consumer", None, None, None, (), 9))
+    with pytest.raises(EncodingError, match="UnknownRecord has no wire form"):
+        encode_record(UnknownRecord(12))
+    with pytest.raises(EncodingError, match="Kafka's STRING holds at most 32767"):
+        encode_record(ConsumerGroupMetadata("g" * 40_000, 5))

@@ -6,7 +6,7 @@ gives ``r`` back. Tagged fields are never written (Kafka writes none by default)
 
 from __future__ import annotations
 
-from assignors._errors import InvalidSubscriptionError
+from assignors._errors import EncodingError
 from assignors.consumer_protocol import encode_assignment, encode_subscription
 from assignors.offsets_topic._decode import GROUP_METADATA_VERSIONS
 from assignors.offsets_topic._flex import FlexWriter
@@ -54,7 +54,7 @@ def encode_record(record: Record) -> tuple[bytes, bytes | None]:
     holds only the offset (or a tombstone when ``offset`` is None).
 
     Raises:
-        InvalidSubscriptionError: the record cannot be written (a version Kafka lacks, a
+        EncodingError: the record cannot be written (a version Kafka lacks, a
             legacy or unknown record, a value that does not fit its wire type).
     """
     key = FlexWriter()
@@ -76,7 +76,7 @@ def encode_record(record: Record) -> tuple[bytes, bytes | None]:
         record_type = -1
     if record_type < 0 or isinstance(record, LegacyConsumerGroupRecord | UnknownRecord):
         msg = f"{type(record).__name__} has no wire form to write"
-        raise InvalidSubscriptionError(msg)
+        raise EncodingError(msg)
     key.int16(record_type)
     key.string(record.group_id, "groupId")
     member = getattr(record, "member_id", None)
@@ -104,7 +104,7 @@ def _group_metadata(record: GroupMetadata) -> bytes:
     version = record.version
     if version not in GROUP_METADATA_VERSIONS:
         msg = f"GroupMetadataValue version={version} of group {record.group_id!r} is not one of 0-4"
-        raise InvalidSubscriptionError(msg)
+        raise EncodingError(msg)
     flexible = version >= _FIRST_FLEXIBLE
     writer = FlexWriter()
     string = writer.compact_nullable_string if flexible else writer.nullable_string

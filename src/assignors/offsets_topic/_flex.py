@@ -12,7 +12,7 @@ import base64
 import binascii
 import struct
 
-from assignors._errors import InvalidSubscriptionError, ProtocolError
+from assignors._errors import EncodingError, ProtocolError
 from assignors._wire import Reader, Writer
 
 __all__ = ["FlexReader", "FlexWriter", "uuid_from_text", "uuid_text"]
@@ -183,7 +183,7 @@ class FlexWriter(Writer):
             msg = (
                 f"{field} {value[:40]!r}... is {len(encoded)} bytes of UTF-8; Kafka's STRING holds at most {_INT16_MAX}"
             )
-            raise InvalidSubscriptionError(msg)
+            raise EncodingError(msg)
         self.uvarint(len(encoded) + 1)
         self.parts.append(encoded)
 
