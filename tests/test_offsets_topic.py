@@ -492,7 +492,7 @@ def test_group_metadata_round_trip(record: GroupMetadata) -> None:
 def test_records_the_wire_cannot_hold_are_encoding_errors() -> None:
     """Writing refuses a version Kafka lacks, a record with no wire form and an over-long STRING."""
     with pytest.raises(EncodingError, match="version=9 of group 'g' is not one of 0-4"):
-        encode_record(GroupMetadata("g", 1, "consumer", None, None, None, (), 9))
+        encode_record(GroupMetadata("g", 1, "consumer", None, None, 0, (), 9))
     with pytest.raises(EncodingError, match="UnknownRecord has no wire form"):
         encode_record(UnknownRecord(12))
     with pytest.raises(EncodingError, match="Kafka's STRING holds at most 32767"):
