@@ -39,7 +39,25 @@ def _commands(language: str = "sh") -> list[list[str]]:
 def test_every_block_is_one_this_file_checks() -> None:
     """A new kind of block (say ``json`` or ``console``) needs its own check here before the README can show it."""
     assert {lang for lang, _ in BLOCKS} == {"sh", "python"}
-    assert {tuple(c[:2]) for c in _commands()} == {("pip", "install"), ("make", "demo"), ("make", "test")}
+    assert {tuple(c[:2]) for c in _commands()} == {
+        ("pip", "install"),
+        ("make", "demo"),
+        ("make", "test"),
+        ("assignors", "collect"),
+        ("assignors", "evaluate"),
+    }
+
+
+def test_the_cluster_history_commands_are_the_ones_run_on_a_mock_cluster() -> None:
+    """The README's ``assignors collect`` / ``evaluate --actual`` lines are docs/cluster-history.md's, word for word.
+
+    tests/spark/test_report_cluster_history.py runs that page's two commands as written, against librdkafka's mock
+    cluster and a local Spark session, and checks the tables and the report they write.
+    """
+    page = (ROOT / "docs" / "cluster-history.md").read_text(encoding="utf-8")
+    shown = [c for c in _commands() if c[0] == "assignors"]
+    assert [c[1] for c in shown] == ["collect", "evaluate"]
+    assert all(shlex.join(c) in page for c in shown)
 
 
 @pytest.mark.parametrize("block", _blocks("python"))
