@@ -221,7 +221,7 @@ def run_round(
         assignment=received_all,
         revoked=revoked,
         added=added,
-        unowned=_unowned(members, cluster),
+        unowned=_unowned(members, cluster, valid=is_built_in(assignor)),
         rejoin=tuple(rejoin),
         assign_seconds=elapsed,
     )
@@ -354,10 +354,18 @@ def run_rounds(  # noqa: PLR0913 - keyword-only knobs of run_round
 _topic_of = itemgetter(0)
 
 
-def _unowned(members: Sequence[RoundMember], cluster: Cluster) -> tuple[TopicPartition, ...]:
+def _unowned(members: Sequence[RoundMember], cluster: Cluster, *, valid: bool) -> tuple[TopicPartition, ...]:
+    """Partitions of subscribed topics nobody owns after the round.
+
+    ``valid``: the assignment came from a built-in assignor (by type), so every partition owned now
+    exists and is of a subscribed topic; then as many owned partitions as the topics have means none is
+    left out, without listing them.
+    """
     owned = set().union(*(m.owned for m in members))
     counts = cluster.partitions_per_topic
     subscribed = sorted(set().union(*(m.topics for m in members)))
+    if valid and len(owned) == sum(counts.get(t, 0) for t in subscribed):
+        return ()
     every = chain.from_iterable(topic_partitions(t, counts.get(t, 0)) for t in subscribed)
     return tuple(filterfalse(owned.__contains__, every))
 
