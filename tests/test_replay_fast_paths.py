@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import Assignment, Cluster, Subscription, TopicPartition, get_assignor
+from assignors.consumer_protocol import encode_sticky_user_data
 from assignors.metrics import balance, check_assignment, topic_spreads
 from assignors.rebalance import rebalance
 
@@ -74,3 +75,24 @@ def test_rebalance_given_assignments_equals_given_partitions(name: str, joining:
     assert [replace(r, assign_seconds=0.0) for r in one.rounds] == [
         replace(r, assign_seconds=0.0) for r in other.rounds
     ]
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(TOPICS), st.integers(0, 9)), unique=True, max_size=6),
+    st.integers(-1, 2**31 - 1),
+    st.integers(-1, 2**31 - 1),
+)
+def test_sticky_user_data_decodes_the_same_when_its_assignment_was_seen_before(
+    pairs: list[tuple[str, int]], first: int, second: int
+) -> None:
+    """A V1 blob whose assignment bytes were decoded before (with another generation) decodes as from scratch."""
+    from assignors import consumer_protocol
+
+    partitions = [TP(t, p) for t, p in pairs]
+    consumer_protocol.decode_sticky_user_data(encode_sticky_user_data(partitions, first))
+    again = consumer_protocol.decode_sticky_user_data(encode_sticky_user_data(partitions, second))
+    consumer_protocol._V1_ASSIGNMENTS.clear()  # decode without what was seen
+    fresh = consumer_protocol.decode_sticky_user_data(encode_sticky_user_data(partitions, second))
+    assert again == fresh
+    assert again.generation == second
+    assert sorted(again.partitions) == sorted(partitions)
