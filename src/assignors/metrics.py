@@ -265,9 +265,10 @@ def check_assignment(
     with metadata goes to exactly one member, which subscribes to its topic; nothing else
     is assigned. Returns the violations in a deterministic order; an empty list means valid.
     """
-    assignment = {member: _sequence(value) for member, value in assignment.items()}  # one-shot iterables: read once
-    if _plainly_valid(cluster, subscriptions, assignment):
+    sequences = {member: _sequence(value) for member, value in assignment.items()}  # one-shot iterables: read once
+    if _plainly_valid(cluster, subscriptions, sequences):
         return []
+    assignment = sequences
     violations = [
         Violation("unknown-member", f"member {member!r} is assigned but did not subscribe", member)
         for member in sorted(set(assignment) - set(subscriptions))
@@ -291,7 +292,9 @@ def check_assignment(
 
 
 def _plainly_valid(
-    cluster: Cluster, subscriptions: Mapping[MemberId, Subscription], assignment: AssignmentLike
+    cluster: Cluster,
+    subscriptions: Mapping[MemberId, Subscription],
+    assignment: Mapping[MemberId, Sequence[TopicPartition]],
 ) -> bool:
     """True when ``assignment`` is valid, decided with C-level set operations.
 
@@ -302,7 +305,7 @@ def _plainly_valid(
         return False
     by_topics: dict[tuple[str, ...], list[Sequence[TopicPartition]]] = {}
     for member, value in assignment.items():
-        by_topics.setdefault(subscriptions[member].topics, []).append(_sequence(value))
+        by_topics.setdefault(subscriptions[member].topics, []).append(value)
     owned: set[TopicPartition] = set()
     total = 0
     for topics, lists in by_topics.items():
