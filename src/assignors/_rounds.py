@@ -264,11 +264,12 @@ def _join(
     user_data, m.user_data = m.user_data, None
     if user_data is None:
         assignor = m.assignors[chosen]
+        remembers = not _stateless(assignor)
         if shared_instance:
             told = memory if memory is not None else Assignment(before)  # checks what the caller said it owned
-            if not _stateless(assignor):
+            if remembers:
                 assignor.on_assignment(told, m.generation)
-        if not _stateless(assignor):
+        if remembers:
             user_data = assignor.subscription_user_data(m.topics)
     subscription = _subscription(m, user_data, checked=not m.owned or memory is not None)
     if wire:

@@ -67,6 +67,8 @@ def _partitions_of(value: Assignment | Iterable[TopicPartition]) -> Iterable[Top
 
 def _sequence(value: Assignment | Iterable[TopicPartition]) -> Sequence[TopicPartition]:
     """The partitions as a sequence, copied only when given as a one-shot iterable."""
+    if type(value) is tuple:  # the common case first: no further type check
+        return value
     partitions = _partitions_of(value)
     return partitions if isinstance(partitions, tuple | list) else list(partitions)
 
