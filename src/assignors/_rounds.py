@@ -50,6 +50,7 @@ from assignors._model import (
     unchecked_subscription,
 )
 from assignors._rebalance import (
+    diff,
     preferred_protocol,
     receive_assignment,
     revoke_before_join,
@@ -192,20 +193,11 @@ def run_round(
             raise AssignorError(msg)
         received = decode_assignment(encode_assignment(result)) if wire else result
         member_assignor = m.assignors[chosen]
-        if m.protocol is RebalanceProtocol.EAGER and not m.owned and type(received) is Assignment:
-            # onJoinComplete of an EAGER member, which owned nothing when it joined: everything is added
-            # (receive_assignment's result, without building it)
-            assigned = received.partitions
-            added[m.member_id] = m.owned = assigned
-            if not set(m.topics).issuperset(map(_topic_of, assigned)):
-                rejoin.append(m.member_id)
-        else:
-            update = receive_assignment(m.protocol, m.owned, received, m.topics)
-            m.owned = update.owned
-            revoked[m.member_id] += update.revoked
-            added[m.member_id] = update.added
-            if update.rejoin:
-                rejoin.append(m.member_id)
+        lost, added[m.member_id], again = _receive(m, received)
+        if lost:
+            revoked[m.member_id] += lost
+        if again:
+            rejoin.append(m.member_id)
         if not _stateless(member_assignor):
             member_assignor.on_assignment(received, generation)
         m.generation = generation
@@ -225,6 +217,24 @@ def run_round(
         rejoin=tuple(rejoin),
         assign_seconds=elapsed,
     )
+
+
+def _receive(
+    m: RoundMember, received: Assignment
+) -> tuple[tuple[TopicPartition, ...], tuple[TopicPartition, ...], bool]:
+    """``onJoinComplete`` (:func:`receive_assignment`): ``m`` now owns ``received``; returns what it lost and gained,
+    and whether it must rejoin."""
+    if type(received) is not Assignment:
+        update = receive_assignment(m.protocol, m.owned, received, m.topics)
+        m.owned = update.owned
+        return update.revoked, update.added, update.rejoin
+    assigned = received.partitions  # receive_assignment's result, without building it
+    lost, gained = diff(tuple(m.owned), assigned)
+    m.owned = assigned
+    again = (bool(lost) and m.protocol is RebalanceProtocol.COOPERATIVE) or not set(m.topics).issuperset(
+        map(_topic_of, assigned)
+    )
+    return lost, gained, again
 
 
 def _select(members: Sequence[RoundMember]) -> str:
