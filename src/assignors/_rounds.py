@@ -1,5 +1,7 @@
 """The one JoinGroup/SyncGroup round engine of Kafka's classic group protocol.
 
+(Over 450 lines: the round, its fast path for what this library built itself and rebalance() share RoundMember.)
+
 Every rebalance in this library runs through :func:`run_round`: :func:`rebalance` (the Spark
 replay and ``assignors assign``) and :class:`~assignors.rebalance.GroupSimulator` (the
 simulator and the test kit). A round does what Kafka's ``ConsumerCoordinator`` and the group

@@ -1,5 +1,7 @@
 """Replay one consumer group's membership history under each strategy (pure Python; no JVM).
 
+(Over 450 lines: the snapshots' checks and the replay that relies on them read best together.)
+
 The Spark job calls :func:`spark_udfs.frames.replay_frame` once per group
 (``groupBy("group_id").applyInPandas``), which calls :func:`replay_group`; tests and the
 plain-Python benchmark call :func:`replay_group` directly. Both give the rows of the evaluation
