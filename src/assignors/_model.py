@@ -278,6 +278,25 @@ def rejoined_subscription(
     return copy
 
 
+def unchecked_subscription(
+    template: Subscription, user_data: bytes | None, owned_partitions: tuple[TopicPartition, ...], generation_id: int
+) -> Subscription:
+    """:func:`rejoined_subscription` without its checks: for values this library built itself.
+
+    ``user_data`` must be bytes or None, ``owned_partitions`` sorted and unique, ``generation_id`` an int
+    in Kafka's INT32 range (negative: none).
+    """
+    copy = object.__new__(Subscription)
+    setattr_ = object.__setattr__
+    setattr_(copy, "topics", template.topics)
+    setattr_(copy, "user_data", user_data)
+    setattr_(copy, "owned_partitions", owned_partitions)
+    setattr_(copy, "generation_id", max(generation_id, DEFAULT_GENERATION))
+    setattr_(copy, "rack_id", template.rack_id)
+    setattr_(copy, "group_instance_id", template.group_instance_id)
+    return copy
+
+
 @dataclass(frozen=True, slots=True, init=False)
 class Assignment:
     """The partitions the leader gives one member, in the assignor's order.

@@ -1,5 +1,7 @@
 """The one JoinGroup/SyncGroup round engine of Kafka's classic group protocol.
 
+(Over 450 lines: the round, its fast path for what this library built itself and rebalance() share RoundMember.)
+
 Every rebalance in this library runs through :func:`run_round`: :func:`rebalance` (the Spark
 replay and ``assignors assign``) and :class:`~assignors.rebalance.GroupSimulator` (the
 simulator and the test kit). A round does what Kafka's ``ConsumerCoordinator`` and the group
@@ -33,18 +35,24 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from itertools import chain, filterfalse
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
+from assignors._base import AbstractPartitionAssignor
 from assignors._errors import AssignorError, ConfigurationError, InvalidSubscriptionError
 from assignors._model import (
     DEFAULT_GENERATION,
+    INT32_MAX,
     Assignment,
     RebalanceProtocol,
     Subscription,
     rejoined_subscription,
     topic_partitions,
+    unchecked_assignment,
+    unchecked_subscription,
 )
 from assignors._rebalance import (
+    diff,
     preferred_protocol,
     receive_assignment,
     revoke_before_join,
@@ -82,6 +90,10 @@ class RoundMember:
         subscription: a subscription already built with these topics, rack and instance id
             (:func:`rebalance` passes the caller's): each round sends a copy of it with the
             round's user data, owned partitions and generation, instead of validating it again.
+        received: the assignment ``owned`` comes from (its ``partitions`` are ``owned``, its
+            user data None), when known: a round sends ``owned`` without checking it again and
+            tells a shared instance this object instead of building it (:func:`run_round`
+            sets it; ignored once ``owned`` is something else).
     """
 
     member_id: MemberId
@@ -94,6 +106,7 @@ class RoundMember:
     instance_id: str | None = None
     user_data: bytes | None = field(default=None, repr=False)
     subscription: Subscription | None = field(default=None, repr=False, compare=False)
+    received: Assignment | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +172,7 @@ def run_round(
         AssignorError: the assignor's own errors, or no assignment for some member.
     """
     leader = members[0]
-    chosen = select_assignor({m.member_id: tuple(m.assignors) for m in members})
+    chosen = _select(members)
     revoked: dict[MemberId, tuple[TopicPartition, ...]] = {}
     subscriptions: dict[MemberId, Subscription] = {}
     for m in members:
@@ -181,14 +194,18 @@ def run_round(
             msg = f"assignor {chosen!r} returned no assignment for member {m.member_id!r}"
             raise AssignorError(msg)
         received = decode_assignment(encode_assignment(result)) if wire else result
-        update = receive_assignment(m.protocol, m.owned, received, m.topics)
-        m.assignors[chosen].on_assignment(received, generation)
-        m.owned, m.generation = update.owned, generation
-        received_all[m.member_id] = received
-        revoked[m.member_id] += update.revoked
-        added[m.member_id] = update.added
-        if update.rejoin:
+        member_assignor = m.assignors[chosen]
+        lost, added[m.member_id], again = _receive(m, received)
+        if lost:
+            revoked[m.member_id] += lost
+        if again:
             rejoin.append(m.member_id)
+        if not _stateless(member_assignor):
+            member_assignor.on_assignment(received, generation)
+        m.generation = generation
+        if type(received) is Assignment:
+            m.received = received if received.user_data is None else unchecked_assignment(received.partitions)
+        received_all[m.member_id] = received
     return Round(
         generation=generation,
         leader=leader.member_id,
@@ -198,10 +215,55 @@ def run_round(
         assignment=received_all,
         revoked=revoked,
         added=added,
-        unowned=_unowned(members, cluster),
+        unowned=_unowned(members, cluster, valid=is_built_in(assignor)),
         rejoin=tuple(rejoin),
         assign_seconds=elapsed,
     )
+
+
+def _receive(
+    m: RoundMember, received: Assignment
+) -> tuple[tuple[TopicPartition, ...], tuple[TopicPartition, ...], bool]:
+    """``onJoinComplete`` (:func:`receive_assignment`): ``m`` now owns ``received``; returns what it lost and gained,
+    and whether it must rejoin."""
+    if type(received) is not Assignment:
+        update = receive_assignment(m.protocol, m.owned, received, m.topics)
+        m.owned = update.owned
+        return update.revoked, update.added, update.rejoin
+    assigned = received.partitions  # receive_assignment's result, without building it
+    lost, gained = diff(tuple(m.owned), assigned)
+    m.owned = assigned
+    again = (bool(lost) and m.protocol is RebalanceProtocol.COOPERATIVE) or not set(m.topics).issuperset(
+        map(_topic_of, assigned)
+    )
+    return lost, gained, again
+
+
+def _select(members: Sequence[RoundMember]) -> str:
+    """The coordinator's choice (:func:`select_assignor`); members sharing one preference dict vote unanimously."""
+    first = members[0].assignors
+    if first and all(m.assignors is first for m in members):
+        return next(iter(first))
+    return select_assignor({m.member_id: tuple(m.assignors) for m in members})
+
+
+_STATELESS: dict[type, bool] = {}
+
+
+def _stateless(assignor: ConsumerPartitionAssignor) -> bool:
+    """A built-in assignor (by type) whose ``on_assignment`` and ``subscription_user_data`` are the base's no-ops.
+
+    A round need not call either for it: it remembers nothing and sends no user data (range, roundrobin).
+    """
+    kind = type(assignor)
+    known = _STATELESS.get(kind)
+    if known is None:
+        known = _STATELESS[kind] = (
+            is_built_in(assignor)
+            and kind.on_assignment is AbstractPartitionAssignor.on_assignment
+            and kind.subscription_user_data is AbstractPartitionAssignor.subscription_user_data
+        )
+    return known
 
 
 def _join(
@@ -209,39 +271,68 @@ def _join(
 ) -> tuple[tuple[TopicPartition, ...], Subscription]:
     """A member prepares to join (``onJoinPrepare``) and sends its subscription: what it revoked, and that."""
     before = m.owned
-    gone = revoke_before_join(m.protocol, before, m.topics)
-    if len(gone) == len(before):
-        m.owned = ()  # EAGER, or every topic dropped
-    elif gone:
-        dropped = set(gone)
-        m.owned = tuple(tp for tp in before if tp not in dropped)
+    memory = m.received if m.received is not None and m.received.partitions is before else None
+    gone = _prepare(m)
     user_data, m.user_data = m.user_data, None
     if user_data is None:
         assignor = m.assignors[chosen]
+        remembers = not _stateless(assignor)
         if shared_instance:
-            assignor.on_assignment(Assignment(before), m.generation)
-        user_data = assignor.subscription_user_data(m.topics)
-    template = m.subscription
-    if template is not None and (template.topics, template.rack_id, template.group_instance_id) == (
-        m.topics,
-        m.rack,
-        m.instance_id,
-    ):
-        subscription = rejoined_subscription(
-            template, user_data=user_data, owned_partitions=m.owned, generation_id=m.generation
-        )
-    else:
-        subscription = Subscription(
-            m.topics,
-            user_data=user_data,
-            owned_partitions=m.owned,
-            generation_id=m.generation,
-            rack_id=m.rack,
-            group_instance_id=m.instance_id,
-        )
+            told = memory if memory is not None else Assignment(before)  # checks what the caller said it owned
+            if remembers:
+                assignor.on_assignment(told, m.generation)
+        if remembers:
+            user_data = assignor.subscription_user_data(m.topics)
+    subscription = _subscription(m, user_data, checked=not m.owned or memory is not None)
     if wire:
         subscription = decode_subscription(encode_subscription(subscription), group_instance_id=m.instance_id)
     return gone, subscription
+
+
+def _prepare(m: RoundMember) -> tuple[TopicPartition, ...]:
+    """``onJoinPrepare`` (:func:`revoke_before_join`): drops what ``m`` revokes from its ``owned``; returns that."""
+    before = m.owned
+    if m.protocol is RebalanceProtocol.EAGER:
+        m.owned = ()
+        return before if type(before) is tuple else tuple(before)
+    gone = revoke_before_join(m.protocol, before, m.topics)
+    if len(gone) == len(before):
+        m.owned = ()  # every topic dropped
+    elif gone:
+        dropped = set(gone)
+        m.owned = tuple(tp for tp in before if tp not in dropped)
+    return gone
+
+
+def _subscription(m: RoundMember, user_data: bytes | None, *, checked: bool) -> Subscription:
+    """What ``m`` sends: its template with this round's fields, checked unless they are known good.
+
+    ``checked``: ``m.owned`` holds partitions of an Assignment (checked when it was built), or nothing.
+    """
+    template = m.subscription
+    generation = m.generation
+    if (
+        template is None
+        or template.topics != m.topics
+        or template.rack_id != m.rack
+        or template.group_instance_id != m.instance_id
+    ):
+        return Subscription(
+            m.topics,
+            user_data=user_data,
+            owned_partitions=m.owned,
+            generation_id=generation,
+            rack_id=m.rack,
+            group_instance_id=m.instance_id,
+        )
+    if (
+        checked
+        and (user_data is None or type(user_data) is bytes)
+        and type(generation) is int
+        and generation <= INT32_MAX
+    ):
+        return unchecked_subscription(template, user_data, tuple(sorted(m.owned)) if m.owned else (), generation)
+    return rejoined_subscription(template, user_data=user_data, owned_partitions=m.owned, generation_id=generation)
 
 
 def run_rounds(  # noqa: PLR0913 - keyword-only knobs of run_round
@@ -273,10 +364,21 @@ def run_rounds(  # noqa: PLR0913 - keyword-only knobs of run_round
         generation = rounds[-1].generation
 
 
-def _unowned(members: Sequence[RoundMember], cluster: Cluster) -> tuple[TopicPartition, ...]:
+_topic_of = itemgetter(0)
+
+
+def _unowned(members: Sequence[RoundMember], cluster: Cluster, *, valid: bool) -> tuple[TopicPartition, ...]:
+    """Partitions of subscribed topics nobody owns after the round.
+
+    ``valid``: the assignment came from a built-in assignor (by type), so every partition owned now
+    exists and is of a subscribed topic; then as many owned partitions as the topics have means none is
+    left out, without listing them.
+    """
     owned = set().union(*(m.owned for m in members))
     counts = cluster.partitions_per_topic
     subscribed = sorted(set().union(*(m.topics for m in members)))
+    if valid and len(owned) == sum(counts.get(t, 0) for t in subscribed):
+        return ()
     every = chain.from_iterable(topic_partitions(t, counts.get(t, 0)) for t in subscribed)
     return tuple(filterfalse(owned.__contains__, every))
 
@@ -305,7 +407,7 @@ def rebalance(  # noqa: PLR0913 - keyword-only knobs
     assignor: ConsumerPartitionAssignor,
     cluster: Cluster,
     subscriptions: Mapping[MemberId, Subscription],
-    owned: Mapping[MemberId, Sequence[TopicPartition]],
+    owned: Mapping[MemberId, Sequence[TopicPartition] | Assignment],
     *,
     generation: int,
     protocol: RebalanceProtocol | None = None,
@@ -323,7 +425,8 @@ def rebalance(  # noqa: PLR0913 - keyword-only knobs
             ``generation_id`` are replaced by what the member reports: under EAGER it owns
             nothing when it joins (it revoked everything), under COOPERATIVE what ``owned`` says.
         owned: what each member owned before the rebalance, at ``generation`` (absent: a new
-            member, generation -1).
+            member, generation -1): its partitions, or the :class:`~assignors.Assignment` it
+            received (the replay passes the last round's, which need no second check).
         generation: the group's current generation (-1 for a new group); every round creates
             the next one.
         protocol: EAGER or COOPERATIVE; by default the assignor's preferred one.
@@ -339,21 +442,29 @@ def rebalance(  # noqa: PLR0913 - keyword-only knobs
     if chosen not in assignor.supported_protocols:
         msg = f"assignor {assignor.name!r} does not support the {chosen.name} protocol"
         raise ConfigurationError(msg)
-    members = [
-        RoundMember(
-            member_id=member,
-            topics=subscription.topics,
-            assignors={assignor.name: assignor},
-            protocol=chosen,
-            owned=tuple(owned.get(member, ())),
-            generation=generation if member in owned and generation >= 0 else DEFAULT_GENERATION,
-            rack=subscription.rack_id,
-            instance_id=subscription.group_instance_id,
-            user_data=subscription.user_data,
-            subscription=subscription,
+    assignors = {assignor.name: assignor}  # one dict for all: the vote is unanimous at a glance
+    members = []
+    for member, subscription in subscriptions.items():
+        had = owned.get(member, ())
+        received = None
+        if isinstance(had, Assignment):
+            received = had if had.user_data is None else unchecked_assignment(had.partitions)
+            had = had.partitions
+        members.append(
+            RoundMember(
+                member_id=member,
+                topics=subscription.topics,
+                assignors=assignors,
+                protocol=chosen,
+                owned=tuple(had),
+                generation=generation if member in owned and generation >= 0 else DEFAULT_GENERATION,
+                rack=subscription.rack_id,
+                instance_id=subscription.group_instance_id,
+                user_data=subscription.user_data,
+                subscription=subscription,
+                received=received,
+            )
         )
-        for member, subscription in subscriptions.items()
-    ]
     if not members:
         msg = "a rebalance needs at least one member"
         raise InvalidSubscriptionError(msg)

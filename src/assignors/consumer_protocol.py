@@ -132,6 +132,11 @@ def _decode_sticky_exact(data: bytes, *, with_generation: bool) -> StickyUserDat
     return StickyUserData(tuple(partitions), generation)
 
 
+_V1_ASSIGNMENTS: dict[bytes, tuple[TopicPartition, ...]] = {}
+"""Previous assignments of V1 sticky user data decoded before, by the bytes that precede the generation."""
+_V1_ASSIGNMENTS_MAX = 4096
+
+
 def decode_sticky_user_data(data: bytes) -> StickyUserData:
     """Decode sticky user data written by Java (V1, V0) or kafka-python 3.x (a 2-byte version, then V1/V0).
 
@@ -141,15 +146,27 @@ def decode_sticky_user_data(data: bytes) -> StickyUserData:
     Raises:
         ProtocolError: no version decodes; the message is the V1 attempt's error.
     """
+    cacheable = type(data) is bytes
+    known = _V1_ASSIGNMENTS.get(data[:-4]) if cacheable else None  # what precedes V1's generation, decoded before
+    if known is not None:
+        return StickyUserData(known, int.from_bytes(data[-4:], "big", signed=True))
     attempts = [(data, True), (data, False)]
     if len(data) >= 2:  # noqa: PLR2004 - kafka-python's INT16 version prefix
         attempts += [(data[2:], True), (data[2:], False)]
     first_error: ProtocolError | None = None
     for blob, with_generation in attempts:
         try:
-            return _decode_sticky_exact(blob, with_generation=with_generation)
+            decoded = _decode_sticky_exact(blob, with_generation=with_generation)
         except ProtocolError as error:
             first_error = first_error or error
+        else:
+            if (
+                cacheable and blob is data and with_generation
+            ):  # V1: a member whose assignment stays sends these bytes again
+                if len(_V1_ASSIGNMENTS) >= _V1_ASSIGNMENTS_MAX:
+                    _V1_ASSIGNMENTS.clear()
+                _V1_ASSIGNMENTS[data[:-4]] = decoded.partitions
+            return decoded
     assert first_error is not None  # noqa: S101 - at least one attempt ran
     raise first_error
 

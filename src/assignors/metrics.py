@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from operator import itemgetter
 from typing import TypeAlias
 
@@ -66,6 +67,8 @@ def _partitions_of(value: Assignment | Iterable[TopicPartition]) -> Iterable[Top
 
 def _sequence(value: Assignment | Iterable[TopicPartition]) -> Sequence[TopicPartition]:
     """The partitions as a sequence, copied only when given as a one-shot iterable."""
+    if type(value) is tuple:  # the common case first: no further type check
+        return value
     partitions = _partitions_of(value)
     return partitions if isinstance(partitions, tuple | list) else list(partitions)
 
@@ -128,7 +131,11 @@ def balance(
     mean = total / len(loads)
     variance = math.fsum((load - mean) ** 2 for load in loads) / len(loads)  # exact: independent of member order
     low, high = min(loads), max(loads)
-    spreads = topic_spreads(dict(zip(assignment.keys(), sequences, strict=True)), subscriptions)
+    by_member = dict(zip(assignment.keys(), sequences, strict=True))
+    if subscriptions is not None and subscriptions.keys() == by_member.keys():
+        spreads = _spreads_by_class(by_member, subscriptions)
+    else:
+        spreads = topic_spreads(by_member, subscriptions)
     worst = max(spreads, key=spreads.__getitem__, default=None)  # first topic by name among the largest
     return Balance(
         len(loads),
@@ -141,6 +148,31 @@ def balance(
         sum(spreads.values()),
         worst,
     )
+
+
+def _spreads_by_class(
+    assignment: Mapping[MemberId, Sequence[TopicPartition]],
+    subscriptions: Mapping[MemberId, Subscription | Collection[str]],
+) -> dict[str, int]:
+    """:func:`topic_spreads` of members that all have a subscription, one topic list at a time.
+
+    Members of one topic that hold nothing else are counted by their lengths alone.
+    """
+    classes: dict[tuple[str, ...], list[Sequence[TopicPartition]]] = {}
+    for member, partitions in assignment.items():
+        subscription = subscriptions[member]
+        names = subscription.topics if isinstance(subscription, Subscription) else tuple(subscription)
+        classes.setdefault(names, []).append(partitions)
+    held: dict[str, list[int]] = {}
+    for names, lists in classes.items():
+        if len(names) == 1 and set(map(_topic_of, chain.from_iterable(lists))) <= set(names):
+            held.setdefault(names[0], []).extend(map(len, lists))
+            continue
+        for partitions in lists:
+            topics = list(map(_topic_of, partitions))
+            for topic in set(topics).union(names):
+                held.setdefault(topic, []).append(topics.count(topic))
+    return {topic: max(counts) - min(counts) for topic, counts in sorted(held.items())}
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,9 +267,10 @@ def check_assignment(
     with metadata goes to exactly one member, which subscribes to its topic; nothing else
     is assigned. Returns the violations in a deterministic order; an empty list means valid.
     """
-    assignment = {member: _sequence(value) for member, value in assignment.items()}  # one-shot iterables: read once
-    if _plainly_valid(cluster, subscriptions, assignment):
+    sequences = {member: _sequence(value) for member, value in assignment.items()}  # one-shot iterables: read once
+    if _plainly_valid(cluster, subscriptions, sequences):
         return []
+    assignment = sequences
     violations = [
         Violation("unknown-member", f"member {member!r} is assigned but did not subscribe", member)
         for member in sorted(set(assignment) - set(subscriptions))
@@ -261,29 +294,35 @@ def check_assignment(
 
 
 def _plainly_valid(
-    cluster: Cluster, subscriptions: Mapping[MemberId, Subscription], assignment: AssignmentLike
+    cluster: Cluster,
+    subscriptions: Mapping[MemberId, Subscription],
+    assignment: Mapping[MemberId, Sequence[TopicPartition]],
 ) -> bool:
     """True when ``assignment`` is valid, decided with C-level set operations.
 
-    False means "look closer": ``check_assignment`` then lists the violations one by one.
+    Members with one topic list are checked together. False means "look closer":
+    ``check_assignment`` then lists the violations one by one.
     """
     if assignment.keys() != subscriptions.keys():
         return False
-    owner: dict[TopicPartition, MemberId] = {}
-    total = 0
+    by_topics: dict[tuple[str, ...], list[Sequence[TopicPartition]]] = {}
     for member, value in assignment.items():
-        partitions = _sequence(value)
+        by_topics.setdefault(subscriptions[member].topics, []).append(value)
+    owned: set[TopicPartition] = set()
+    total = 0
+    for topics, lists in by_topics.items():
+        partitions = list(chain.from_iterable(lists))
         total += len(partitions)
-        owner.update(dict.fromkeys(partitions, member))
-        if not set(map(_topic_of, partitions)).issubset(subscriptions[member].topics):
+        owned.update(partitions)
+        if not set(map(_topic_of, partitions)).issubset(topics):
             return False
-    if total != len(owner):  # a partition assigned twice
+    if total != len(owned):  # a partition assigned twice
         return False
     counts = cluster.partitions_per_topic
     expected: set[TopicPartition] = set()
-    for topic in {topic for s in subscriptions.values() for topic in s.topics}:
+    for topic in {topic for topics in by_topics for topic in topics}:
         expected.update(topic_partitions(topic, counts.get(topic, 0)))
-    return owner.keys() == expected
+    return owned == expected
 
 
 _topic_of = itemgetter(0)

@@ -1,5 +1,7 @@
 """Replay one consumer group's membership history under each strategy (pure Python; no JVM).
 
+(Over 450 lines: the snapshots' checks and the replay that relies on them read best together.)
+
 The Spark job calls :func:`spark_udfs.frames.replay_frame` once per group
 (``groupBy("group_id").applyInPandas``), which calls :func:`replay_group`; tests and the
 plain-Python benchmark call :func:`replay_group` directly. Both give the rows of the evaluation
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assignors import (
+    Assignment,
     AssignorError,
     Cluster,
     ConsumerPartitionAssignor,
@@ -160,6 +163,18 @@ class _Snapshot:
     members: dict[str, tuple[str, Subscription]]  # identity -> (member_id, subscription)
     counts: dict[str, int]
     key: tuple[Any, ...]
+    # Built once by the first strategy that rebalances here (the same for every strategy):
+    identities: dict[str, str] | None = None  # member_id -> identity
+    subscriptions: dict[str, Subscription] | None = None  # member_id -> subscription
+    by_identity: dict[str, Subscription] | None = None  # identity -> subscription
+
+    def members_by_id(self) -> tuple[dict[str, str], dict[str, Subscription], dict[str, Subscription]]:
+        """``(member_id -> identity, member_id -> subscription, identity -> subscription)``, built once."""
+        if self.identities is None or self.subscriptions is None or self.by_identity is None:
+            self.identities = {member_id: identity for identity, (member_id, _) in self.members.items()}
+            self.subscriptions = dict(self.members.values())
+            self.by_identity = {identity: s for identity, (_, s) in self.members.items()}
+        return self.identities, self.subscriptions, self.by_identity
 
 
 def _snapshots(rows: Sequence[MemberRow], history: TopicHistory) -> list[_Snapshot]:
@@ -255,6 +270,7 @@ class _StrategyState:
     label: str  # the output's protocol: EAGER, COOPERATIVE or CONSUMER
     generation: int = -1
     assignment: dict[str, tuple[TopicPartition, ...]] | None = None  # identity -> partitions
+    received: dict[str, Assignment] | None = None  # identity -> the Assignment those partitions came in
     row: Row | None = None
 
 
@@ -359,24 +375,27 @@ def _replay_strategy(
 def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
     group_id: str, snapshot: _Snapshot, state: _StrategyState, assignor: Any, cluster: Cluster, options: _Options
 ) -> Row:
-    by_member = {member_id: (identity, s) for identity, (member_id, s) in snapshot.members.items()}
-    subscriptions = {member_id: s for member_id, (_, s) in by_member.items()}
+    identities, subscriptions, by_identity = snapshot.members_by_id()
     before = state.assignment or {}
-    owned = {member_id: before.get(identity, ()) for member_id, (identity, _) in by_member.items()}
     result: TargetRebalance | RebalanceResult
     if isinstance(assignor, ServerAssignor):
+        owned = {member_id: before.get(identity, ()) for member_id, identity in identities.items()}
         result = rebalance_target(assignor, cluster, subscriptions, owned, generation=state.generation)
         rounds = result.heartbeats
     else:
+        # the Assignments the members received last time: rebalance() need not check them again
+        received = state.received or {}
+        held = {member_id: received.get(identity, ()) for member_id, identity in identities.items()}
         generation, protocol = state.generation, state.protocol
-        result = rebalance(assignor, cluster, subscriptions, owned, generation=generation, protocol=protocol)
+        result = rebalance(assignor, cluster, subscriptions, held, generation=generation, protocol=protocol)
         rounds = len(result.rounds)
     final = result.assignment
-    after = {identity: final[member_id].partitions for member_id, (identity, _) in by_member.items()}
+    after = {identity: final[member_id].partitions for member_id, identity in identities.items()}
     moves = movement(before, after, members_after=after.keys())
-    loads = balance(after, {identity: s for identity, (_, s) in snapshot.members.items()})
+    loads = balance(after, by_identity)
     valid = not check_assignment(cluster, subscriptions, final)
     first = state.assignment is None
+    state.received = {identity: final[member_id] for member_id, identity in identities.items()}
     state.assignment = after
     state.generation = result.generation
     row: Row = {
