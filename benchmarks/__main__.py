@@ -21,12 +21,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from assignors import (
+    COOPERATIVE_STICKY_ASSIGNOR_NAME,
+    RANGE_ASSIGNOR_NAME,
+    ROUNDROBIN_ASSIGNOR_NAME,
+    STICKY_ASSIGNOR_NAME,
+)
+from assignors.consumer_group import UNIFORM_ASSIGNOR_NAME
+
 CASE_TIMEOUT_S = 300
 
 # (section, label, spec, target seconds or None, assignors)
-FOUNDATION = ("range", "roundrobin")
-STICKY = ("sticky", "cooperative-sticky")
-UNIFORM = ("uniform",)
+FOUNDATION = (RANGE_ASSIGNOR_NAME, ROUNDROBIN_ASSIGNOR_NAME)
+STICKY = (STICKY_ASSIGNOR_NAME, COOPERATIVE_STICKY_ASSIGNOR_NAME)
+UNIFORM = (UNIFORM_ASSIGNOR_NAME,)
 _1M = [500, 2000, 2000]
 _1M_SQUARE = [1000, 1000, 2000]
 _W3 = [100, 200, 500]
@@ -77,14 +85,16 @@ CASES: list[Case] = [
 ]  # fmt: skip
 BIG = {"workload": "identical", "args": _1M_SQUARE}
 KAFKA_PYTHON = [
-    ("range/roundrobin", "1000x1000, 2000 members, identical", "range", BIG),
-    ("range/roundrobin", "1000x1000, 2000 members, identical", "roundrobin", BIG),
-    ("range/roundrobin", "100x100, 500 members, last on topic-0", "roundrobin",
+    ("range/roundrobin", "1000x1000, 2000 members, identical", RANGE_ASSIGNOR_NAME, BIG),
+    ("range/roundrobin", "1000x1000, 2000 members, identical", ROUNDROBIN_ASSIGNOR_NAME, BIG),
+    ("range/roundrobin", "100x100, 500 members, last on topic-0", ROUNDROBIN_ASSIGNOR_NAME,
      {"workload": "last_member_on_first_topic", "args": [100, 100, 500]}),
-    ("sticky", "100x100, 500 members, identical, fresh", "sticky", {"workload": "identical", "args": [100, 100, 500]}),
-    ("sticky 3", "100x200, 500 members, every 4th on first half, fresh", "sticky",
+    ("sticky", "100x100, 500 members, identical, fresh", STICKY_ASSIGNOR_NAME,
+     {"workload": "identical", "args": [100, 100, 500]}),
+    ("sticky 3", "100x200, 500 members, every 4th on first half, fresh", STICKY_ASSIGNOR_NAME,
      {"workload": "halves", "args": _W3}),
-    ("sticky 1", "500x2000, 2000 members, identical, fresh", "sticky", {"workload": "identical", "args": _1M}),
+    ("sticky 1", "500x2000, 2000 members, identical, fresh", STICKY_ASSIGNOR_NAME,
+     {"workload": "identical", "args": _1M}),
 ]  # fmt: skip
 
 
@@ -142,7 +152,7 @@ def _row(record: dict[str, Any]) -> str:
 
 
 def _spark_rows(figures: dict[str, Any]) -> list[str]:
-    """The Spark evaluation's table (issue targets: wall time and overhead against plain Python)."""
+    """The Spark evaluation's table (targets: wall time, and overhead against plain Python)."""
     header = [
         "",
         SPARK_HEADING,

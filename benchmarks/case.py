@@ -16,7 +16,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from assignors import Assignment, ConsumerPartitionAssignor, consumer_group, get_assignor
+from assignors import (
+    COOPERATIVE_STICKY_ASSIGNOR_NAME,
+    Assignment,
+    ConsumerPartitionAssignor,
+    consumer_group,
+    get_assignor,
+)
 from benchmarks import kafka_python, workloads
 
 BUILDERS: dict[str, Callable[..., workloads.Workload]] = {
@@ -59,7 +65,7 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
             first: dict[str, Assignment] = _assignor(name).assign(workload.cluster, workload.subscriptions)
             workload = workloads.owning(workload, first)
         times, cpu, result = _time(lambda: _assignor(name).assign(workload.cluster, workload.subscriptions), repeat)
-        workloads.check(workload, result, withheld=name == "cooperative-sticky")
+        workloads.check(workload, result, withheld=name == COOPERATIVE_STICKY_ASSIGNOR_NAME)
     return {
         "median_s": statistics.median(times),
         "min_s": min(times),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from assignors import RANGE_ASSIGNOR_NAME, ROUNDROBIN_ASSIGNOR_NAME, STICKY_ASSIGNOR_NAME
 from benchmarks.workloads import Workload
 
 
@@ -31,9 +32,9 @@ def assign(name: str, workload: Workload) -> Any:
     )
 
     classes = {
-        "range": RangePartitionAssignor,
-        "roundrobin": RoundRobinPartitionAssignor,
-        "sticky": StickyPartitionAssignor,
+        RANGE_ASSIGNOR_NAME: RangePartitionAssignor,
+        ROUNDROBIN_ASSIGNOR_NAME: RoundRobinPartitionAssignor,
+        STICKY_ASSIGNOR_NAME: StickyPartitionAssignor,
     }
     members = [
         SimpleNamespace(

@@ -158,6 +158,8 @@ class _General:
             t: [m for m in members if t in self.potential_topics[m]] for t in partitions_per_topic
         }
         self.current = {m: list(owned.get(m, [])) for m in members}
+        self.holder: dict[TopicPartition, str] = {}  # currentPartitionConsumer (the Java keeps it too)
+        self.balanced: bool | None = None  # isBalanced, cached until the next move
         self.revocation_required = False
         self.movements: dict[TopicPartition, tuple[str, str]] = {}  # partitionMovements: partition -> (src, dst)
         self.by_pair: dict[tuple[str, str, str], set[TopicPartition]] = {}  # (topic, src, dst) -> partitions
@@ -180,13 +182,14 @@ class _General:
             if len(kept) != len(partitions):
                 self.revocation_required = True
             self.current[member] = kept
-        held = {tp for partitions in self.current.values() for tp in partitions}
-        unassigned = [tp for tp in every if tp not in held]
+        self.holder = {tp: m for m, partitions in self.current.items() for tp in partitions}
+        unassigned = [tp for tp in every if tp not in self.holder]
         initializing = max((self.size(m) for m in self.current), default=0) == 0
         for tp in unassigned:
             for member in self.sorted_members():
                 if tp.topic in self.potential_topics[member]:
                     self.current[member].append(tp)
+                    self.holder[tp] = member
                     break
         fixed_topics = {t for t, c in self.potential_consumers.items() if len(c) < 2}
         fixed_members = {
@@ -202,6 +205,7 @@ class _General:
         performed = self.perform_reassignments(reassignable, fixed_members)
         if not initializing and performed and self.balance_score(self.current) >= self.balance_score(snapshot):
             self.current = snapshot
+            self.holder = {tp: m for m, partitions in snapshot.items() for tp in partitions}
         return self.current
 
     def max_size(self, member: str) -> int:
@@ -213,13 +217,18 @@ class _General:
         return sum(abs(a - b) for i, a in enumerate(sizes) for b in sizes[i + 1 :])
 
     def is_balanced(self, fixed: set[str]) -> bool:
+        if self.balanced is None:
+            self.balanced = self._is_balanced(fixed)
+        return self.balanced
+
+    def _is_balanced(self, fixed: set[str]) -> bool:
         live = [m for m in self.current if m not in fixed]
         if not live:
             return True
         sizes = [self.size(m) for m in live]
         if min(sizes) >= max(sizes) - 1:
             return True
-        holder = {tp: m for m in live for tp in self.current[m]}
+        holder = self.holder
         for member in live:
             count = self.size(member)
             if count == self.max_size(member):
@@ -227,11 +236,12 @@ class _General:
             for topic in self.potential_topics[member]:
                 for p in range(self.partitions_per_topic[topic]):
                     other = holder.get(TP(topic, p))
-                    if other is not None and other != member and count + 1 < self.size(other):
+                    if other is not None and other != member and other not in fixed and count + 1 < self.size(other):
                         return False
         return True
 
     def perform_reassignments(self, partitions: list[TopicPartition], fixed: set[str]) -> bool:
+        self.balanced = None
         performed = False
         modified = True
         while modified:
@@ -239,7 +249,7 @@ class _General:
             for tp in partitions:
                 if self.is_balanced(fixed):
                     break
-                owner = next((m for m, held in self.current.items() if tp in held), None)
+                owner = self.holder.get(tp)
                 if owner is None or owner in fixed:
                     continue
                 candidates = [c for c in self.potential_consumers[tp.topic] if c not in fixed]
@@ -258,7 +268,7 @@ class _General:
             source = self.movements[tp][0]
         reverse = self.by_pair.get((tp.topic, receiver, source))
         actual = min(reverse) if reverse else tp
-        holder = next(m for m, held in self.current.items() if actual in held)
+        holder = self.holder[actual]
         if actual in self.movements:
             src, dst = self.movements.pop(actual)
             self.by_pair[actual.topic, src, dst].discard(actual)
@@ -268,6 +278,8 @@ class _General:
             self._record(actual, holder, receiver)
         self.current[holder].remove(actual)
         self.current[receiver].append(actual)
+        self.holder[actual] = receiver
+        self.balanced = None
 
     def _record(self, tp: TopicPartition, src: str, dst: str) -> None:
         self.movements[tp] = (src, dst)

@@ -230,8 +230,25 @@ def test_heterogeneous_overlap_ends_almost_balanced() -> None:
     assert not balance_problems(subs, result)  # no single move helps: 9/10/11 needs two moves to become 10/10/10
 
 
-def test_iteration_cap_is_kafkas() -> None:
+def test_iteration_cap_is_kafkas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Balancing t1 unbalances t0, which a second pass over the topics fixes; a cap of one pass would stop before.
+
+    Traced by hand: m0 keeps t0-2 (m2's claim on it loses: m0 comes first), m2 keeps t0-1 and t1-0; the fill gives
+    t0-0 and t0-3 to m0 (3, 2, 0). Pass 1: t0 is within one (3/2); t1 moves t1-0 from m2 to m1 (3, 1, 1). Pass 2:
+    t0 moves m0's highest, t0-3, to m2 (2, 1, 2). Pass 3 moves nothing on t0 again: stop.
+    """
+    from assignors.consumer_group import _heterogeneous
+
+    cluster, subs = group(
+        {"t0": 4, "t1": 1},
+        {"m0": (["t0"], {"t0": [2]}), "m1": (["t1"], {}), "m2": (["t0", "t1"], {"t0": [1, 2], "t1": [0]})},
+    )
     assert MAX_ITERATION_COUNT == 16
+    expected = {"m0": {"t0": [0, 2]}, "m1": {"t1": [0]}, "m2": {"t0": [1, 3]}}
+    assert shown(UniformAssignor().assign(cluster, subs)) == expected
+    monkeypatch.setattr(_heterogeneous, "MAX_ITERATION_COUNT", 1)
+    one_pass = {"m0": {"t0": [0, 2, 3]}, "m1": {"t1": [0]}, "m2": {"t0": [1]}}
+    assert shown(UniformAssignor().assign(cluster, subs)) == one_pass
 
 
 # --- range: Kafka's RangeAssignorTest (server side) ---

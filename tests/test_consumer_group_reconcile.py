@@ -8,20 +8,28 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assignors import AssignorError, TopicPartition
+from assignors import AssignorError, SimulationError, TopicPartition
 from assignors.consumer_group import (
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
     FencedMemberEpochError,
     MemberAssignmentState,
     MemberState,
     check_member_epoch,
     next_member_state,
+    static_leave,
+    static_rejoin,
 )
+from assignors.consumer_group._coordinator import Coordinator
 
 STABLE, UNREVOKED, UNRELEASED = MemberState.STABLE, MemberState.UNREVOKED_PARTITIONS, MemberState.UNRELEASED_PARTITIONS
 
 
 def tps(t1: tuple[int, ...] = (), t2: tuple[int, ...] = ()) -> frozenset[TopicPartition]:
     return frozenset([TopicPartition("topic1", p) for p in t1] + [TopicPartition("topic2", p) for p in t2])
+
+
+def _foo_bar(foo: tuple[int, ...] = (), bar: tuple[int, ...] = ()) -> list[TopicPartition]:
+    return [TopicPartition("foo", p) for p in foo] + [TopicPartition("bar", p) for p in bar]
 
 
 def epochs(value: int) -> Callable[[TopicPartition], int]:
@@ -220,3 +228,123 @@ def test_a_step_never_hands_over_a_held_partition(
     else:
         assert after.member_epoch in (before.member_epoch, epoch + 1)
         assert not (after.assigned - target)  # converged members hold only target partitions
+
+
+def test_static_leave_and_rejoin_as_pure_functions() -> None:
+    """Epoch -2 keeps the assignment and clears the pending revocation; a rejoin inherits it at epoch 0."""
+    before = member(UNREVOKED, 10, 9, tps((2, 3)), tps((1,)))
+    left = static_leave(before)
+    assert left == member(UNREVOKED, LEAVE_GROUP_STATIC_MEMBER_EPOCH, 9, tps((2, 3)))
+    back = static_rejoin(left)
+    assert back == member(UNREVOKED, 0, 0, tps((2, 3)))
+
+
+def test_static_member_keeps_its_target_while_away_and_the_new_member_id_inherits_it() -> None:
+    """Kafka's consumerGroupHeartbeat for static members: no epoch bump on leave (-2) nor on rejoin; fenced later."""
+    group = Coordinator({"topic1": 4})
+    group.join("a", ["topic1"], instance_id="ia")
+    group.join("b", ["topic1"], instance_id="ib")
+    for m in ("a", "b", "a", "b"):  # a revokes half for b, acknowledges; b takes it
+        group.heartbeat(m, sorted(group.members[m].reconciliation.assigned))
+    assert group.stable()
+    epoch, target = group.group_epoch, dict(group.target)
+    held = group.members["a"].reconciliation.assigned
+    assert held == tps((0, 1))
+    group.leave("a", static=True)
+    assert group.group_epoch == epoch  # no bump, no new target
+    assert group.target == target
+    assert group.members["a"].reconciliation.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH
+    assert group.members["a"].left
+    with pytest.raises(SimulationError, match="instance id 'ib' is still used by member 'b'"):
+        group.join("b2", ["topic1"], instance_id="ib")  # b has not left: refused
+    assert group.join("a2", ["topic1"], instance_id="ia") == "replaced a"
+    assert group.group_epoch == epoch  # same subscription: still no bump
+    assert "a" not in group.members
+    assert group.target["a2"] == target["a"]
+    state = group.heartbeat("a2", [])
+    assert (state.state, state.member_epoch, state.assigned) == (STABLE, group.assignment_epoch, held)
+    # Away past the session timeout instead: fenced, which bumps the epoch and frees its partitions.
+    group.leave("b", static=True)
+    group.remove("b")
+    assert group.group_epoch == epoch + 1
+    group.heartbeat("a2", sorted(held))
+    assert group.target == {"a2": tps((0, 1, 2, 3))}
+
+
+# Kafka's CurrentAssignmentBuilderTest after KAFKA-19431: the member subscribes to topic2 only, topic1 is still in
+# its assignment. (target epoch, subscription changed, owned, member after)
+NO_LONGER_SUBSCRIBED = {
+    "testStableToStableWithAssignmentTopicsNoLongerInSubscription": [
+        (11, False, tps((), (4, 5, 6)), member(STABLE, 11, 10, tps((), (4, 5, 6)))),
+        (11, True, tps((), (4, 5, 6)), member(STABLE, 11, 10, tps((), (4, 5, 6)))),
+        (10, True, tps((), (4, 5, 6)), member(STABLE, 10, 10, tps((), (4, 5, 6)))),
+    ],
+    "testStableToUnrevokedPartitionsWithAssignmentTopicsNoLongerInSubscription": [
+        (epoch, changed, tps((1, 2, 3), (4, 5, 6)), member(UNREVOKED, 10, 10, tps((), (4, 5, 6)), tps((1, 2, 3))))
+        for epoch, changed in ((11, False), (11, True), (10, True))
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("target_epoch", "changed", "owned", "expected"),
+    [case for cases in NO_LONGER_SUBSCRIBED.values() for case in cases],
+    ids=[f"{name}-{i}" for name, cases in NO_LONGER_SUBSCRIBED.items() for i in range(len(cases))],
+)
+def test_assignment_topics_no_longer_in_subscription(
+    target_epoch: int, changed: bool, owned: frozenset[TopicPartition], expected: MemberAssignmentState
+) -> None:
+    """A partition of a topic the member left is dropped at once when no longer owned, else revoked first."""
+    got = next_member_state(
+        member(STABLE, 10, 9, tps((1, 2, 3), (4, 5, 6))),
+        target_epoch=target_epoch,
+        target=tps((1, 2, 3), (4, 5, 6)),
+        partition_epoch=epochs(-1),
+        owned=owned,
+        subscribed_topics=["topic2"],
+        subscription_changed=changed,
+    )
+    assert got == expected
+
+
+def test_remains_in_unrevoked_partitions_with_assignment_topics_no_longer_in_subscription() -> None:
+    """Kafka's test of that name: waiting for a revocation, the member still gives up the topic it left."""
+    before = member(UNREVOKED, 10, 10, tps((2, 3), (5, 6)), tps((1,), (4,)))
+    got = next_member_state(
+        before,
+        target_epoch=12,
+        target=tps((1, 3, 4), (6, 7)),
+        partition_epoch=epochs(-1),
+        owned=tps((1, 2, 3), (4, 5, 6)),
+        subscribed_topics=["topic2"],
+        subscription_changed=True,
+    )
+    assert got == member(UNREVOKED, 10, 10, tps((), (5, 6)), tps((1, 2, 3), (4,)))
+
+
+@pytest.mark.parametrize(
+    ("subscribed", "expected"),
+    [
+        (["foo"], member(UNREVOKED, 10, 10, frozenset(_foo_bar((1, 2, 3))), frozenset(_foo_bar((), (4, 5, 6))))),
+        ([], member(UNREVOKED, 10, 10, frozenset(), frozenset(_foo_bar((1, 2, 3), (4, 5, 6))))),
+        (["foo", "bar"], member(STABLE, 10, 10, frozenset(_foo_bar((1, 2, 3), (4, 5, 6))))),
+    ],
+    ids=[
+        "testSubscribedTopicNameAndUnresolvedRegularExpression",
+        "testUnresolvedRegularExpression",
+        "testSubscribedTopicNameAndResolvedRegularExpression",
+    ],
+)
+def test_regular_expression_subscriptions(subscribed: list[str], expected: MemberAssignmentState) -> None:
+    """Kafka's regex tests, with the regex ``bar*`` given as the topics it resolves to (unresolved: none)."""
+    held = frozenset(_foo_bar((1, 2, 3), (4, 5, 6)))
+    got = next_member_state(
+        member(STABLE, 10, 10, held),
+        target_epoch=10,
+        target=held,
+        partition_epoch=epochs(-1),
+        owned=held,
+        subscribed_topics=subscribed,
+        subscription_changed=True,
+    )
+    assert got == expected

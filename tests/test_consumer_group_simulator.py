@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assignors import InvalidSubscriptionError, UnknownAssignorError
+from assignors import SimulationError, UnknownAssignorError
 from assignors.consumer_group import (
     ConsumerGroupSimulator,
     RangeAssignor,
@@ -278,11 +278,11 @@ def test_remote_assignor_specs() -> None:
 def test_refusals() -> None:
     sim = ConsumerGroupSimulator({"orders": 2})
     sim.apply(Join(0, "a", ("orders",), U, instance_id="i"))
-    with pytest.raises(InvalidSubscriptionError, match="member='a' is already running"):
+    with pytest.raises(SimulationError, match="member='a' is already running"):
         sim.apply(Join(1, "a", ("orders",), U))
-    with pytest.raises(InvalidSubscriptionError, match="instance id 'i' is still used by member 'a'"):
+    with pytest.raises(SimulationError, match="instance id 'i' is still used by member 'a'"):
         sim.apply(Join(1, "b", ("orders",), U, instance_id="i"))
-    with pytest.raises(InvalidSubscriptionError, match="member='x' is not running"):
+    with pytest.raises(SimulationError, match="member='x' is not running"):
         sim.apply(Leave(2, "x"))
     with pytest.raises(UnknownAssignorError, match="server strategy name"):
         group_state_machine("range")
@@ -327,3 +327,22 @@ def test_the_most_common_remote_assignor_wins() -> None:
     ]
     sim = run([Join(0, "a", ORDERS, ("consumer",)), Join(0, "b", ORDERS, ("consumer",))])
     assert [i.text for i in sim.timeline.instants if i.text.startswith("target")][-1] == "target at epoch 2 (uniform)"
+
+
+@pytest.mark.parametrize(
+    ("assignor", "expected"),
+    [
+        (UniformAssignor(), {"a": ["orders-2"], "b": ["orders-0", "orders-1"]}),
+        (UniformAssignor(stable_extras=False), {"a": ["orders-1", "orders-2"], "b": ["orders-0"]}),
+    ],
+    ids=["after-KAFKA-18688", "kafka-3.8-4.0"],
+)
+def test_a_members_own_server_assignor_object_is_used(
+    assignor: UniformAssignor, expected: dict[str, list[str]]
+) -> None:
+    """b holds all 3; a joins: after KAFKA-18688 b keeps its extra, before it the first member (a) takes it."""
+    sim = run([Join(0, "b", ORDERS, (assignor,)), Join(1, "a", ORDERS, (assignor,))], {"orders": 3})
+    assert {m: sorted(map(str, p)) for m, p in sim.owned().items()} == expected
+
+
+TestUniformBeforeTheFixGroup = group_state_machine(UniformAssignor(stable_extras=False)).TestCase

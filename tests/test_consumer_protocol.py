@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from assignors import Assignment, InvalidSubscriptionError, ProtocolError, Subscription, TopicPartition
+from assignors import Assignment, EncodingError, InvalidSubscriptionError, ProtocolError, Subscription, TopicPartition
 from assignors.consumer_protocol import (
     decode_assignment,
     decode_cooperative_user_data,
@@ -149,12 +149,16 @@ def test_bad_assignment_bytes() -> None:
 
 
 def test_encoding_refuses_what_the_wire_cannot_hold() -> None:
-    """Negative versions, names over 32,767 bytes and numbers beyond INT32 are input errors, named."""
-    with pytest.raises(InvalidSubscriptionError, match="version=-1"):
+    """Negative versions, names over 32,767 bytes and numbers beyond INT32 are input errors, named.
+
+    What the encoder refuses is an EncodingError, still an InvalidSubscriptionError for older callers.
+    """
+    assert issubclass(EncodingError, InvalidSubscriptionError)
+    with pytest.raises(EncodingError, match="version=-1"):
         encode_subscription(Subscription(["t"]), -1)
-    with pytest.raises(InvalidSubscriptionError, match="version=-2"):
+    with pytest.raises(EncodingError, match="version=-2"):
         encode_assignment(Assignment([]), -2)
-    with pytest.raises(InvalidSubscriptionError, match="topic 'xxx"):
+    with pytest.raises(EncodingError, match="topic 'xxx"):
         encode_subscription(Subscription(["x" * 40_000]))
     # Numbers beyond INT32 are refused when the value is built, before anything reaches the encoder.
     with pytest.raises(InvalidSubscriptionError, match=r"partition=2147483648 of topic='t' .*INT32"):

@@ -127,7 +127,7 @@ def test_check_assignment_agrees_with_the_definition(group: Group, edit: str, rn
 
 @given(groups(), groups())
 def test_movement_agrees_with_the_definition(first: Group, second: Group) -> None:
-    """moved/orphaned/retained/released counted partition by partition, as DESIGN.md defines them."""
+    """moved/orphaned/retained/released counted partition by partition, as assignors.metrics.movement documents them."""
     before = RangeAssignor().assign(first.cluster, first.subscriptions)
     after = RangeAssignor().assign(second.cluster, second.subscriptions)
     owner_after = {tp: m for m, a in after.items() for tp in a.partitions}

@@ -430,11 +430,89 @@ def test_cooperative_group_settles_in_two_rounds(scenario: Scenario) -> None:
 def test_simulate_runs_consumer_protocol_scenarios_on_the_consumer_group_model(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """`assignors simulate` picks the KIP-848 model when a member speaks the consumer protocol."""
+    """`assignors simulate` runs the upgrade example: three cooperative-sticky members bounced to the consumer protocol.
+
+    The text is the heartbeat-level timeline that tests/test_consumer_group_simulator.py pins line by line.
+    """
+    from assignors.consumer_group import ConsumerGroupSimulator
+
     upgrade = EXAMPLE.with_name("upgrade-to-consumer-protocol.json")
+    scenario = parse_scenario(json.loads(upgrade.read_text(encoding="utf-8")))
+    direct = ConsumerGroupSimulator.from_scenario(scenario).run(scenario.events)
     assert main(["simulate", "--scenario", str(upgrade)]) == 0
     text = capsys.readouterr().out
-    assert "converted to a consumer group at epoch 6" in text
-    assert "UNREVOKED_PARTITIONS" in text
+    assert text == direct.render() + "\n"
+    assert "t=65 converted to a consumer group at epoch 6" in text
     assert main(["simulate", "--scenario", str(upgrade), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)  # the heartbeat timeline as JSON
+    steps = json.loads(capsys.readouterr().out)
+    assert steps == direct.to_json()
+    assert [s["protocol"] for s in (steps[0], steps[-1])] == ["classic", "consumer"]
+
+
+def test_group_simulator_hands_a_consumer_protocol_group_to_the_kip848_model() -> None:
+    """GroupSimulator takes consumer-protocol members: the earlier classic events are replayed on the KIP-848 model."""
+    from assignors.consumer_group import ConsumerGroupSimulator
+
+    events: list[Event] = [
+        Join(0, "a", ("t",), (CS,)),
+        Join(1, "b", ("t",), (CS,)),
+        Restart(20, "a", 5, assignors=("consumer",)),
+        Join(40, "c", ("t",), ("uniform",), instance_id="c-1"),
+    ]
+    sim = GroupSimulator({"t": 4}, session_timeout_s=10)
+    first = sim.apply(events[0])
+    classic_only = sim.consumer_group
+    assert first is not None
+    assert classic_only is None
+    sim.apply(events[1])
+    assert sim.apply(events[2]) is None  # from here the consumer-protocol model runs the group
+    model = sim.consumer_group
+    assert model is not None
+    timeline = sim.timeline
+    assert sim.apply(events[3]) is None
+    sim.advance(80)
+    direct = ConsumerGroupSimulator({"t": 4}, session_timeout_s=10)
+    direct.run(events, until=80)
+    assert model.timeline.render() == direct.timeline.render()
+    assert sim.timeline is timeline  # the same object, now mirroring the model's steps as notes
+    notes = [e.text for e in timeline.entries if isinstance(e, Note)]
+    assert len(notes) == len(timeline.entries) == len(direct.timeline.instants)
+    assert notes[0] == "a: classic generation 1 (a joined) +t[0-3]"
+    assert "converted to a consumer group at epoch 4" in notes
+    assert sim.owned() == {h: tuple(sorted(p)) for h, p in direct.owned().items()}
+    assert sorted(len(p) for p in sim.owned().values()) == [1, 1, 2]
+    assert sim.members() == ["a", "b", "c"]
+    assert model.stable()
+    with pytest.raises(InvalidSubscriptionError, match="member='x' is not running"):
+        sim.apply(Leave(81, "x"))
+
+
+def test_scenario_run_takes_consumer_protocol_scenarios() -> None:
+    upgrade = EXAMPLE.with_name("upgrade-to-consumer-protocol.json")
+    scenario = parse_scenario(json.loads(upgrade.read_text(encoding="utf-8")))
+    lines = scenario.run().render().splitlines()
+    assert lines[0] == "t=0s  a: classic generation 1 (a joined) +orders[0-5]"
+    assert lines[-1] == "t=245s  d: heartbeat: epoch 12 STABLE +orders[5]"
+
+
+@given(event_sequences(configs=[(CS,), ("uniform",), ("consumer",)], session_timeout_s=45.0))
+def test_group_simulator_equals_the_kip848_model_on_random_scenarios(scenario: Scenario) -> None:
+    """With any consumer-protocol member, GroupSimulator's timeline is the KIP-848 model's, whose invariants hold."""
+    from assignors.consumer_group import ConsumerGroupSimulator
+    from assignors.testing import consumer_group_problems
+
+    sim = GroupSimulator(scenario.partitions, session_timeout_s=scenario.session_timeout_s)
+    timeline = sim.run(scenario.events)
+    model = sim.consumer_group
+    if model is None:
+        assert not any(
+            isinstance(e, Join | Restart) and e.assignors is not None and e.assignors[0] != CS for e in scenario.events
+        )
+        return
+    direct = ConsumerGroupSimulator.from_scenario(scenario)
+    direct.run(scenario.events)
+    assert model.timeline.to_json() == direct.timeline.to_json()
+    assert len(timeline.entries) == len(direct.timeline.instants)
+    assert consumer_group_problems(model.timeline) == []
+    assert model.timeline.instants[-1].stable
+    assert model.stable()

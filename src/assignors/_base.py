@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from assignors._errors import InvalidSubscriptionError
-from assignors._model import Assignment, Cluster, RebalanceProtocol, Subscription
+from assignors._model import Assignment, Cluster, RebalanceProtocol, Subscription, unchecked_assignment
 from assignors._util import gc_paused
 
 if TYPE_CHECKING:
@@ -88,8 +88,8 @@ class AbstractPartitionAssignor(abc.ABC):
             return {}
         with gc_paused():
             lists = self._assign_partitions(cluster, partitions_per_topic, subscriptions)
-            trusted = Assignment._trusted  # noqa: SLF001 - our own lists are valid by construction
-            return {member: trusted(tuple(lists[member])) for member in sorted(subscriptions)}
+            # Our own lists are valid by construction.
+            return {member: unchecked_assignment(tuple(lists[member])) for member in sorted(subscriptions)}
 
     @abc.abstractmethod
     def _assign_partitions(

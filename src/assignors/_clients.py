@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from assignors._errors import InvalidSubscriptionError
+from assignors._errors import ConfigurationError
 from assignors._model import Cluster, RebalanceProtocol, Subscription
 from assignors._registry import get_assignor
 
@@ -23,7 +23,7 @@ def require_protocol(assignor: ConsumerPartitionAssignor, protocol: RebalancePro
     """Refuse an assignor that cannot run ``protocol``, the one the ``client`` consumer will run."""
     if protocol not in assignor.supported_protocols:
         msg = f"{client} runs {protocol.name}; assignor {assignor.name!r} does not support {protocol.name}"
-        raise InvalidSubscriptionError(msg)
+        raise ConfigurationError(msg)
 
 
 def cluster_of(metadata: Any, subscriptions: Iterable[Subscription]) -> Cluster:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from assignors._interface import ConsumerPartitionAssignor
+from assignors._model import RANGE_ASSIGNOR_NAME
 
 __all__ = ["AddPartitions", "AssignorSpec", "Crash", "Event", "Join", "Leave", "Restart", "Subscribe"]
 
@@ -21,13 +22,14 @@ class Join:
     """A new consumer joins. ``member`` names it in the timeline (its first member id).
 
     ``assignors`` is its ``partition.assignment.strategy``, preferred first: names of
-    built-in assignors or assignor objects (each member gets its own instances of names).
+    built-in assignors or assignor objects (each member gets its own instances of names);
+    Kafka's default is range.
     """
 
     at: float
     member: str
     topics: tuple[str, ...]
-    assignors: tuple[AssignorSpec, ...] = ("range",)
+    assignors: tuple[AssignorSpec, ...] = (RANGE_ASSIGNOR_NAME,)
     instance_id: str | None = None
     rack: str | None = None
 

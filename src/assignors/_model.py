@@ -252,21 +252,30 @@ class Subscription:
         setattr_(self, "rack_id", _optional_str(rack_id, "rack_id"))
         setattr_(self, "group_instance_id", _optional_str(group_instance_id, "group_instance_id"))
 
-    def _rejoined(self, owned_partitions: Iterable[TopicPartition], generation_id: int) -> Subscription:
-        """This subscription as the member reports it when it (re)joins: only owned and generation differ.
 
-        Cheaper than ``dataclasses.replace``: the other fields were validated already.
-        """
-        _check_generation(generation_id)
-        copy = object.__new__(Subscription)
-        setattr_ = object.__setattr__
-        setattr_(copy, "topics", self.topics)
-        setattr_(copy, "user_data", self.user_data)
-        setattr_(copy, "owned_partitions", _sorted_partitions(owned_partitions, "owned_partitions"))
-        setattr_(copy, "generation_id", max(generation_id, DEFAULT_GENERATION))
-        setattr_(copy, "rack_id", self.rack_id)
-        setattr_(copy, "group_instance_id", self.group_instance_id)
-        return copy
+def rejoined_subscription(
+    subscription: Subscription,
+    *,
+    user_data: bytes | None,
+    owned_partitions: Iterable[TopicPartition],
+    generation_id: int,
+) -> Subscription:
+    """``subscription`` as its member sends it when it (re)joins: new user data, owned partitions and generation.
+
+    Cheaper than building it again: topics, rack and instance id were validated with ``subscription``;
+    the three new fields are checked here.
+    """
+    _check_generation(generation_id)
+    copy = object.__new__(Subscription)
+    setattr_ = object.__setattr__
+    setattr_(copy, "topics", subscription.topics)
+    setattr_(copy, "user_data", _optional_bytes(user_data, "user_data"))
+    owned = _sorted_partitions(owned_partitions, "owned_partitions") if owned_partitions != () else ()
+    setattr_(copy, "owned_partitions", owned)
+    setattr_(copy, "generation_id", max(generation_id, DEFAULT_GENERATION))
+    setattr_(copy, "rack_id", subscription.rack_id)
+    setattr_(copy, "group_instance_id", subscription.group_instance_id)
+    return copy
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -281,9 +290,11 @@ class Assignment:
     user_data: bytes | None
 
     def __init__(self, partitions: Iterable[TopicPartition], *, user_data: bytes | None = None) -> None:
-        items = tuple(
-            _as_topic_partition(item, "partitions") for item in _items(partitions, "partitions", "TopicPartition")
-        )
+        given = _items(partitions, "partitions", "TopicPartition")
+        if set(map(type, given)) <= {TopicPartition}:  # the common case, checked in C
+            items: tuple[TopicPartition, ...] = tuple(given)  # type: ignore[arg-type] # all TopicPartition
+        else:
+            items = tuple(_as_topic_partition(item, "partitions") for item in given)
         if len(set(items)) != len(items):
             seen: set[TopicPartition] = set()
             for tp in items:
@@ -294,13 +305,13 @@ class Assignment:
         object.__setattr__(self, "partitions", items)
         object.__setattr__(self, "user_data", _optional_bytes(user_data, "user_data"))
 
-    @classmethod
-    def _trusted(cls, partitions: tuple[TopicPartition, ...], user_data: bytes | None = None) -> Assignment:
-        """Build without validation: for assignors whose output is valid by construction."""
-        self = object.__new__(cls)
-        object.__setattr__(self, "partitions", partitions)
-        object.__setattr__(self, "user_data", user_data)
-        return self
+
+def unchecked_assignment(partitions: tuple[TopicPartition, ...], user_data: bytes | None = None) -> Assignment:
+    """Build an Assignment without validation: for output that is valid by construction (sorted, unique)."""
+    assignment = object.__new__(Assignment)
+    object.__setattr__(assignment, "partitions", partitions)
+    object.__setattr__(assignment, "user_data", user_data)
+    return assignment
 
 
 class Cluster:

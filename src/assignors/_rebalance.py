@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from assignors._errors import ConfigurationError, CooperativeViolationError, InconsistentGroupProtocolError
@@ -111,7 +112,10 @@ def select_assignor(preferences: Mapping[MemberId, Sequence[str]]) -> str:
         msg = "a group needs at least one member to select an assignor"
         raise InconsistentGroupProtocolError(msg, member="")
     members = sorted(preferences)
-    candidates = set(preferences[members[0]])
+    first = tuple(preferences[members[0]])
+    if first and all(tuple(preferences[m]) == first for m in members[1:]):
+        return first[0]  # the same list everywhere (a group of one configuration): a unanimous vote for its first
+    candidates = set(first)
     for member in members[1:]:
         offered = set(preferences[member])
         if not candidates & offered:
@@ -127,6 +131,9 @@ def select_assignor(preferences: Mapping[MemberId, Sequence[str]]) -> str:
         votes[choice] = votes.get(choice, 0) + 1
     most = max(votes.values())
     return min((name for name, count in votes.items() if count == most), key=_tie_rank)
+
+
+_topic_of = attrgetter("topic")
 
 
 def _tie_rank(name: str) -> tuple[int, str]:
@@ -185,8 +192,7 @@ def receive_assignment(
     """
     assigned = assignment.partitions if isinstance(assignment, Assignment) else tuple(assignment)
     revoked, added = diff(tuple(owned), assigned)
-    subscribed = set(topics)
-    mismatch = any(tp.topic not in subscribed for tp in assigned)
+    mismatch = not set(topics).issuperset(map(_topic_of, assigned))
     rejoin = mismatch or (protocol is RebalanceProtocol.COOPERATIVE and bool(revoked))
     return MemberUpdate(revoked, added, assigned, rejoin)
 
@@ -215,5 +221,7 @@ def diff(
     had: tuple[TopicPartition, ...], now: tuple[TopicPartition, ...]
 ) -> tuple[tuple[TopicPartition, ...], tuple[TopicPartition, ...]]:
     """What a member loses (``had - now``) and gains (``now - had``), each in its own order."""
+    if not had or not now:  # a fresh or EAGER member, or one given nothing: no set needed
+        return had, now
     keep, had_set = set(now), set(had)
     return tuple(tp for tp in had if tp not in keep), tuple(tp for tp in now if tp not in had_set)

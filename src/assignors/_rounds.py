@@ -32,10 +32,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from itertools import chain, filterfalse
 from typing import TYPE_CHECKING
 
 from assignors._errors import AssignorError, ConfigurationError, InvalidSubscriptionError
-from assignors._model import DEFAULT_GENERATION, Assignment, RebalanceProtocol, Subscription, topic_partitions
+from assignors._model import (
+    DEFAULT_GENERATION,
+    Assignment,
+    RebalanceProtocol,
+    Subscription,
+    rejoined_subscription,
+    topic_partitions,
+)
 from assignors._rebalance import (
     preferred_protocol,
     receive_assignment,
@@ -71,6 +79,9 @@ class RoundMember:
         instance_id: its ``group.instance.id`` (static membership).
         user_data: user data to send in its next round instead of its assignor's (consumed by
             that round; later rounds ask the assignor).
+        subscription: a subscription already built with these topics, rack and instance id
+            (:func:`rebalance` passes the caller's): each round sends a copy of it with the
+            round's user data, owned partitions and generation, instead of validating it again.
     """
 
     member_id: MemberId
@@ -82,6 +93,7 @@ class RoundMember:
     rack: str | None = None
     instance_id: str | None = None
     user_data: bytes | None = field(default=None, repr=False)
+    subscription: Subscription | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,28 +163,7 @@ def run_round(
     revoked: dict[MemberId, tuple[TopicPartition, ...]] = {}
     subscriptions: dict[MemberId, Subscription] = {}
     for m in members:
-        before = m.owned
-        revoked[m.member_id] = gone = revoke_before_join(m.protocol, before, m.topics)
-        if gone:
-            dropped = set(gone)
-            m.owned = tuple(tp for tp in before if tp not in dropped)
-        user_data, m.user_data = m.user_data, None
-        if user_data is None:
-            assignor = m.assignors[chosen]
-            if shared_instance:
-                assignor.on_assignment(Assignment(before), m.generation)
-            user_data = assignor.subscription_user_data(m.topics)
-        subscription = Subscription(
-            m.topics,
-            user_data=user_data,
-            owned_partitions=m.owned,
-            generation_id=m.generation,
-            rack_id=m.rack,
-            group_instance_id=m.instance_id,
-        )
-        if wire:
-            subscription = decode_subscription(encode_subscription(subscription), group_instance_id=m.instance_id)
-        subscriptions[m.member_id] = subscription
+        revoked[m.member_id], subscriptions[m.member_id] = _join(m, chosen, wire=wire, shared_instance=shared_instance)
     generation = max(generation, 0) + 1
     owned_at_join = {m.member_id: m.owned for m in members}
     assignor = leader.assignors[chosen]
@@ -213,6 +204,46 @@ def run_round(
     )
 
 
+def _join(
+    m: RoundMember, chosen: str, *, wire: bool, shared_instance: bool
+) -> tuple[tuple[TopicPartition, ...], Subscription]:
+    """A member prepares to join (``onJoinPrepare``) and sends its subscription: what it revoked, and that."""
+    before = m.owned
+    gone = revoke_before_join(m.protocol, before, m.topics)
+    if len(gone) == len(before):
+        m.owned = ()  # EAGER, or every topic dropped
+    elif gone:
+        dropped = set(gone)
+        m.owned = tuple(tp for tp in before if tp not in dropped)
+    user_data, m.user_data = m.user_data, None
+    if user_data is None:
+        assignor = m.assignors[chosen]
+        if shared_instance:
+            assignor.on_assignment(Assignment(before), m.generation)
+        user_data = assignor.subscription_user_data(m.topics)
+    template = m.subscription
+    if template is not None and (template.topics, template.rack_id, template.group_instance_id) == (
+        m.topics,
+        m.rack,
+        m.instance_id,
+    ):
+        subscription = rejoined_subscription(
+            template, user_data=user_data, owned_partitions=m.owned, generation_id=m.generation
+        )
+    else:
+        subscription = Subscription(
+            m.topics,
+            user_data=user_data,
+            owned_partitions=m.owned,
+            generation_id=m.generation,
+            rack_id=m.rack,
+            group_instance_id=m.instance_id,
+        )
+    if wire:
+        subscription = decode_subscription(encode_subscription(subscription), group_instance_id=m.instance_id)
+    return gone, subscription
+
+
 def run_rounds(  # noqa: PLR0913 - keyword-only knobs of run_round
     members: Sequence[RoundMember],
     cluster: Cluster,
@@ -243,10 +274,11 @@ def run_rounds(  # noqa: PLR0913 - keyword-only knobs of run_round
 
 
 def _unowned(members: Sequence[RoundMember], cluster: Cluster) -> tuple[TopicPartition, ...]:
-    owned = {tp for m in members for tp in m.owned}
+    owned = set().union(*(m.owned for m in members))
     counts = cluster.partitions_per_topic
-    subscribed = sorted({t for m in members for t in m.topics})
-    return tuple(tp for t in subscribed for tp in topic_partitions(t, counts.get(t, 0)) if tp not in owned)
+    subscribed = sorted(set().union(*(m.topics for m in members)))
+    every = chain.from_iterable(topic_partitions(t, counts.get(t, 0)) for t in subscribed)
+    return tuple(filterfalse(owned.__contains__, every))
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +350,7 @@ def rebalance(  # noqa: PLR0913 - keyword-only knobs
             rack=subscription.rack_id,
             instance_id=subscription.group_instance_id,
             user_data=subscription.user_data,
+            subscription=subscription,
         )
         for member, subscription in subscriptions.items()
     ]

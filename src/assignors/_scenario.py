@@ -16,7 +16,9 @@ A scenario is an object::
     }
 
 Join takes optional ``assignors`` (default ``["range"]``), ``instance_id`` and ``rack``;
-restart takes optional ``assignors`` and ``topics``.
+restart takes optional ``assignors`` and ``topics``. ``["consumer"]`` (``group.protocol=consumer``),
+``["uniform"]`` or ``["consumer-range"]`` (also ``group.remote.assignor``) make a member speak
+KIP-848's consumer protocol: an online upgrade when the group is classic.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class Scenario:
     events: tuple[Event, ...]
 
     def run(self) -> Timeline:
-        """Simulate the scenario from an empty group."""
+        """Simulate the scenario from an empty group (on the consumer-protocol model once a member speaks it)."""
         return GroupSimulator(self.partitions, session_timeout_s=self.session_timeout_s).run(self.events)
 
 
@@ -74,13 +76,14 @@ def _event(raw: object, where: str) -> Event:
     at = number(event.get("at"), f"{where}.at")
     subject = name(event[kind], f"{where}.{kind}")
     if kind == "join":
+        strategy = {"assignors": names(event["assignors"], f"{where}.assignors")} if "assignors" in event else {}
         return Join(
             at,
             subject,
             names(event.get("topics"), f"{where}.topics"),
-            names(event.get("assignors", ["range"]), f"{where}.assignors"),
             instance_id=optional_name(event.get("instance_id"), f"{where}.instance_id"),
             rack=optional_name(event.get("rack"), f"{where}.rack"),
+            **strategy,  # without it, Join's default: Kafka's (range)
         )
     if kind == "leave":
         return Leave(at, subject)

@@ -8,6 +8,9 @@ assignment comes back the same way, and each member applies its own protocol (EA
 revoke everything before joining; COOPERATIVE members revoke after the assignment and
 rejoin). Rounds repeat until no member needs to rejoin.
 
+A member with ``group.protocol=consumer`` (KIP-848) hands the group to the consumer-protocol
+model (:mod:`assignors._simulator_consumer`): the online upgrade and heartbeats from then on.
+
 Exported from :mod:`assignors.rebalance`.
 """
 
@@ -19,7 +22,7 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import assert_never, cast
+from typing import TYPE_CHECKING, assert_never, cast
 
 from assignors._errors import ConfigurationError, InconsistentGroupProtocolError, SimulationError
 from assignors._events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
@@ -28,7 +31,11 @@ from assignors._model import DEFAULT_GENERATION, Assignment, Cluster, MemberId, 
 from assignors._rebalance import choose_protocol, select_assignor
 from assignors._registry import get_assignor
 from assignors._rounds import Round, RoundMember, run_rounds
+from assignors._simulator_consumer import ConsumerDelegate, speaks_consumer_protocol
 from assignors._timeline import Note, SimulatedRebalance, Timeline, compact
+
+if TYPE_CHECKING:
+    from assignors.consumer_group import ConsumerGroupSimulator
 
 __all__ = ["GroupSimulator"]
 
@@ -80,6 +87,13 @@ class GroupSimulator:
         {'a': (TopicPartition(topic='t', partition=0), TopicPartition(topic='t', partition=1)), \
 'b': (TopicPartition(topic='t', partition=2), TopicPartition(topic='t', partition=3))}
 
+    A member whose assignors are ``["consumer"]`` (``group.protocol=consumer``), ``["uniform"]``
+    or ``["consumer-range"]`` (also ``group.remote.assignor``) speaks KIP-848's consumer
+    protocol: from its event on, the group runs on
+    :class:`~assignors.consumer_group.ConsumerGroupSimulator` (:attr:`consumer_group`), which
+    replays the earlier events, upgrades the classic group online and reconciles heartbeat by
+    heartbeat; :attr:`timeline` then holds its steps as notes.
+
     Args:
         partitions: partition count per topic (or a :class:`~assignors.Cluster`, whose racks
             are kept).
@@ -110,6 +124,9 @@ class GroupSimulator:
         self._timers: list[tuple[float, int, _Timer, str, int]] = []  # (due, order, kind, handle, down token)
         self._tokens = itertools.count()
         self._selected: str | None = None  # the assignor of the last round
+        self._partitions = dict(self._cluster.partitions_per_topic)  # as created: the consumer model replays from here
+        self._applied: list[Event] = []
+        self._consumer: ConsumerDelegate | None = None
 
     # -- state ---------------------------------------------------------------------------
 
@@ -117,12 +134,21 @@ class GroupSimulator:
     def cluster(self) -> Cluster:
         return self._cluster
 
+    @property
+    def consumer_group(self) -> ConsumerGroupSimulator | None:
+        """The consumer-protocol model running the group since a member spoke KIP-848's protocol, else None."""
+        return None if self._consumer is None else self._consumer.model
+
     def members(self) -> list[MemberId]:
-        """Member ids of the group, oldest first (the first is the leader)."""
+        """Member ids of the group, oldest first (the first is the leader); handles once it speaks KIP-848."""
+        if self._consumer is not None:
+            return list(self._consumer.owned())
         return [m.member_id for m in self._ordered()]
 
     def owned(self) -> dict[MemberId, tuple[TopicPartition, ...]]:
-        """What each member owns now, by member id."""
+        """What each member owns now, by member id (by handle once the group speaks KIP-848)."""
+        if self._consumer is not None:
+            return self._consumer.owned()
         return {m.member_id: m.owned for m in self._ordered()}
 
     def _ordered(self) -> list[_Member]:
@@ -138,10 +164,17 @@ class GroupSimulator:
     # -- driving -------------------------------------------------------------------------
 
     def run(self, events: Iterable[Event]) -> Timeline:
-        """Apply every event in order, then let pending timers fire; returns the timeline."""
+        """Apply every event in order, then let pending timers fire; returns the timeline.
+
+        A consumer-protocol group heartbeats forever: it runs until two session timeouts after the
+        last event or restarted member's return.
+        """
         for event in events:
             self.apply(event)
-        self.advance(math.inf)
+        if self._consumer is not None:
+            self.advance(self._consumer.model.settled_by(self._applied))
+        else:
+            self.advance(math.inf)
         return self.timeline
 
     def apply(self, event: Event) -> SimulatedRebalance | None:
@@ -164,6 +197,17 @@ class GroupSimulator:
             msg = f"{type(event).__name__} at t={event.at:g}s comes before the current time t={self.now:g}s"
             raise SimulationError(msg)
         self.advance(event.at)
+        if self._consumer is None and speaks_consumer_protocol(event):
+            self._consumer = ConsumerDelegate(self._partitions, self.session_timeout_s, self._applied, self.timeline)
+        if self._consumer is not None:
+            self._consumer.apply(event)
+            self._applied.append(event)
+            return None
+        result = self._apply_classic(event)
+        self._applied.append(event)
+        return result
+
+    def _apply_classic(self, event: Event) -> SimulatedRebalance | None:
         match event:
             case Join():
                 return self._join(event)
@@ -185,6 +229,10 @@ class GroupSimulator:
 
     def advance(self, to: float) -> list[SimulatedRebalance]:
         """Let time pass until ``to``: session timeouts expire and restarted members come back."""
+        if self._consumer is not None:
+            self._consumer.advance(to)
+            self.now = max(self.now, to)
+            return []
         done: list[SimulatedRebalance] = []
         while self._timers and self._timers[0][0] <= to:
             due, _, kind, handle, token = heapq.heappop(self._timers)

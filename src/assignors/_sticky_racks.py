@@ -8,6 +8,7 @@ none of its owner's racks is movable. Balance always wins over locality.
 from __future__ import annotations
 
 import heapq
+from collections import defaultdict
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import contains, not_
@@ -153,9 +154,9 @@ def _place_locally(
     pool: list[TopicPartition], members: Sequence[MemberId], racks: RackInfo, state: State, limit: int | None
 ) -> list[TopicPartition]:
     """The pool step of :func:`rack_pass`; returns what no local member had room for."""
-    by_layout: dict[frozenset[str], list[TopicPartition]] = {}
-    for tp in pool:
-        by_layout.setdefault(racks.layout(tp), []).append(tp)
+    by_layout: defaultdict[frozenset[str], list[TopicPartition]] = defaultdict(list)
+    for tp, layout in zip(pool, map(racks.racks_by_partition.get, pool, repeat(_NO_RACKS)), strict=True):
+        by_layout[layout].append(tp)
     local = {layout: racks.local_members(layout, members) for layout in by_layout}
     rest: list[TopicPartition] = []
     turns = [(by_layout[layout], local[layout]) for layout in sorted(local, key=lambda k: (len(local[k]), sorted(k)))]
@@ -215,15 +216,16 @@ class Locality:
     at least one rack-local placement, so this ends.
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913, PLR0917 - the algorithm's state
         self,
         members: Sequence[MemberId],
         member_topics: Mapping[MemberId, frozenset[Topic]] | None,
         racks: RackInfo,
         state: State,
         kept_off_rack: Mapping[MemberId, list[TopicPartition]] | None,
+        new_off_rack: Mapping[MemberId, list[TopicPartition]] | None = None,
     ) -> None:
-        """``kept_off_rack``: each member's mismatched kept partitions, if known."""
+        """``kept_off_rack`` and ``new_off_rack``: each member's mismatched kept and new partitions, if known."""
         self._racks = racks
         self._state = state
         self._member_topics = member_topics
@@ -236,10 +238,14 @@ class Locality:
             if member_topics is None:
                 self._at_load.setdefault((rack, state.load[member]), set()).add(member)
             # New partitions first: trading them revokes nothing.
-            if kept_off_rack is None:
-                held = racks.off_rack(member, state.new[member]) + racks.off_rack(member, state.kept[member])
+            if new_off_rack is None:
+                held = racks.off_rack(member, state.new[member])
             else:
-                held = racks.off_rack(member, state.new[member]) + kept_off_rack.get(member, [])
+                held = list(new_off_rack.get(member, ()))
+            if kept_off_rack is None:
+                held += racks.off_rack(member, state.kept[member])
+            else:
+                held += kept_off_rack.get(member, [])
             if held and rack is not None:
                 self._mismatched[member] = held
                 self._holders.setdefault(rack, set()).add(member)

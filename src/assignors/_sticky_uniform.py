@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from assignors._model import TopicPartition, unchecked_tp
 from assignors._sticky_claims import State, StickyResult, unclaimed, water_fill
+from assignors._sticky_exchange import SHIFT_SPREAD
 from assignors._sticky_racks import Locality, rack_pass
 
 if TYPE_CHECKING:
@@ -59,10 +60,17 @@ _tuple_new = tuple.__new__
 def plain_identical(
     cluster: Cluster, partitions_per_topic: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
 ) -> list[MemberId] | None:
-    """The members, sorted, when all subscribe to the same topics (with metadata) and racks cannot apply; else None."""
+    """The members, sorted, when the short paths give the general path's result; else None.
+
+    That is when all subscribe to the same topics (with metadata), racks cannot apply, and
+    the group is above the size where the exchange phase (``_sticky_exchange``) would
+    still work on the identical builder's result.
+    """
     if not partitions_per_topic or len(set(map(_topics_of, subscriptions.values()))) != 1:
         return None
     if cluster.partition_racks and any(s.rack_id is not None for s in subscriptions.values()):
+        return None
+    if len(subscriptions) > 1 and sum(partitions_per_topic.values()) * len(subscriptions) <= SHIFT_SPREAD:
         return None
     return sorted(subscriptions)
 
@@ -389,6 +397,8 @@ def _assign_racked(
         if len(owned) > quota:
             kept[member], dropped = _trim(owned, quota, member, racks)
             trimmed.extend(dropped)
+            for tp in dropped:  # dealt back to its owner later, it counts as kept (State.settle)
+                state.unkept.setdefault(tp, member)
         state.load[member] = len(kept[member])
     pool = unclaimed(partitions_per_topic, taken)
     if trimmed:
@@ -396,6 +406,7 @@ def _assign_racked(
     if racks.enabled:
         off_rack = racks.mismatched(state, members)
         pool, moved = rack_pass(pool, off_rack, members, racks, state, min_quota)
+    placed = {m: len(state.new[m]) for m in members}  # so far every new partition is rack-local
     given = water_fill(pool, members, state, min_quota)
     water_fill(pool[given:], members, state, max_quota)  # the quotas add up: nothing is left
     if racks.enabled:
@@ -403,7 +414,8 @@ def _assign_racked(
         for tp, owner in off_rack.items():
             if tp not in moved:
                 still_off.setdefault(owner, []).append(tp)
-        Locality(members, None, racks, state, still_off).improve()
+        new_off = {m: racks.off_rack(m, state.new[m][placed[m] :]) for m in members if len(state.new[m]) > placed[m]}
+        Locality(members, None, racks, state, still_off, new_off).improve()
 
 
 def _trim(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 
-from assignors._errors import InvalidSubscriptionError, ProtocolError
+from assignors._errors import EncodingError, ProtocolError
 
 __all__ = ["Reader", "Writer"]
 
@@ -46,6 +46,17 @@ class Reader:
     def int32(self, field: str) -> int:
         value: int = _INT32.unpack_from(self.data, self._take(4, field))[0]
         return value
+
+    def partitions(self, count: int, field: str) -> tuple[int, ...]:
+        """``count`` INT32 partition numbers in one read; a negative one is refused (Kafka never writes one)."""
+        start = self._take(4 * count, field)
+        values: tuple[int, ...] = struct.unpack_from(f">{count}i", self.data, start)
+        if values and min(values) < 0:
+            index = next(i for i, value in enumerate(values) if value < 0)
+            at = start + 4 * index
+            msg = f"{field}: negative partition {values[index]} at offset {at}"
+            raise ProtocolError(msg, field=field, offset=at)
+        return values
 
     def string(self, field: str) -> str:
         start = self.offset
@@ -109,7 +120,7 @@ class Reader:
 
 
 class Writer:
-    """Kafka's classic wire types, big-endian; a value that does not fit its type is an InvalidSubscriptionError."""
+    """Kafka's classic wire types, big-endian; a value that does not fit its type is an EncodingError."""
 
     __slots__ = ("parts",)
 
@@ -122,8 +133,17 @@ class Writer:
     def int32(self, value: int, field: str = "length") -> None:
         if not _INT32_MIN <= value <= _INT32_MAX:
             msg = f"{field}={value} does not fit Kafka's INT32"
-            raise InvalidSubscriptionError(msg)
+            raise EncodingError(msg)
         self.parts.append(_INT32.pack(value))
+
+    def int32s(self, values: list[int], field: str) -> None:
+        """INT32 values in one write (no count: the caller writes the array length)."""
+        try:
+            self.parts.append(struct.pack(f">{len(values)}i", *values))
+        except struct.error:  # a value out of range (or not an int): name the first one
+            bad = next(value for value in values if type(value) is not int or not _INT32_MIN <= value <= _INT32_MAX)
+            msg = f"{field}={bad} does not fit Kafka's INT32"
+            raise EncodingError(msg) from None
 
     def string(self, value: str, field: str = "string") -> None:
         encoded = value.encode("utf-8")
@@ -131,7 +151,7 @@ class Writer:
             msg = (
                 f"{field} {value[:40]!r}... is {len(encoded)} bytes of UTF-8; Kafka's STRING holds at most {_INT16_MAX}"
             )
-            raise InvalidSubscriptionError(msg)
+            raise EncodingError(msg)
         self.int16(len(encoded))
         self.parts.append(encoded)
 

@@ -40,7 +40,7 @@ def for_aiokafka(assignor: ConsumerPartitionAssignor | str, *, rack: str | None 
         rack: this consumer's rack (sent as the subscription's RackId, KIP-881).
 
     Raises:
-        InvalidSubscriptionError: the assignor does not support EAGER, the only protocol aiokafka runs.
+        ConfigurationError: the assignor does not support EAGER, the only protocol aiokafka runs.
     """
     inner = resolve(assignor)
     require_protocol(inner, RebalanceProtocol.EAGER, "aiokafka")  # its only protocol

@@ -7,7 +7,9 @@ follow-up rounds included). Bad input is one line on stderr and exit status 2.
 
 ``assignors simulate --scenario FILE [--json]`` runs a consumer-group scenario (JSON
 events: join, leave, crash, restart, subscribe, add_partitions) through the group
-simulator and prints its timeline, round by round.
+simulator and prints its timeline, round by round (heartbeat by heartbeat once a member
+speaks the consumer protocol, KIP-848: its assignors are ``["consumer"]``, ``["uniform"]``
+or ``["consumer-range"]``).
 
 Other packages add commands through the entry-point group ``assignors.commands`` (loaded in
 name order): each entry is a callable ``register(subparsers)`` that adds one sub-parser and
@@ -79,22 +81,17 @@ def _cmd_assign(args: argparse.Namespace) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    """A classic group runs on :class:`~assignors.rebalance.GroupSimulator`; a scenario where any member speaks
-    the consumer protocol (KIP-848) runs on :class:`~assignors.consumer_group.ConsumerGroupSimulator`."""
-    from assignors.consumer_group import ConsumerGroupSimulator, remote_assignor
-    from assignors.rebalance import Join, Restart, parse_scenario, timeline_json
+    """Run the scenario on :class:`~assignors.rebalance.GroupSimulator`; a group where a member speaks the
+    consumer protocol (KIP-848) prints the heartbeat-level timeline of its consumer-protocol model."""
+    from assignors.rebalance import GroupSimulator, parse_scenario, timeline_json
 
     scenario = parse_scenario(_load_json(args.scenario))
-    consumer = any(
-        remote_assignor(event.assignors)[0]
-        for event in scenario.events
-        if isinstance(event, Join | Restart) and event.assignors is not None
-    )
-    if consumer:
-        heartbeats = ConsumerGroupSimulator.from_scenario(scenario).run(scenario.events)
-        print(json.dumps(heartbeats.to_json(), indent=2) if args.json else heartbeats.render())
+    simulator = GroupSimulator(scenario.partitions, session_timeout_s=scenario.session_timeout_s)
+    timeline = simulator.run(scenario.events)
+    heartbeats = simulator.consumer_group
+    if heartbeats is not None:
+        print(json.dumps(heartbeats.timeline.to_json(), indent=2) if args.json else heartbeats.timeline.render())
         return 0
-    timeline = scenario.run()
     print(json.dumps(timeline_json(timeline), indent=2) if args.json else timeline.render())
     return 0
 

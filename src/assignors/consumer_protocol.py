@@ -28,10 +28,18 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from itertools import repeat
 from typing import TYPE_CHECKING
 
-from assignors._errors import InvalidSubscriptionError, ProtocolError
-from assignors._model import DEFAULT_GENERATION, Assignment, Subscription, TopicPartition, unchecked_tp
+from assignors._errors import EncodingError, ProtocolError
+from assignors._model import (
+    DEFAULT_GENERATION,
+    Assignment,
+    Subscription,
+    TopicPartition,
+    unchecked_assignment,
+    unchecked_tp,
+)
 from assignors._wire import Reader as _Reader
 from assignors._wire import Writer as _Writer
 
@@ -68,13 +76,8 @@ def _read_topic_partitions(reader: _Reader, field: str, *, unique: bool = False)
         if not topic:  # TopicPartition refuses it too
             msg = f"{field}.topic: empty topic name at offset {topic_start}"
             raise ProtocolError(msg, field=f"{field}.topic", offset=topic_start)
-        for _ in range(reader.array_length(f"{field}.partitions", 4)):
-            start = reader.offset
-            partition = reader.int32(f"{field}.partitions")
-            if partition < 0:
-                msg = f"{field}.partitions: negative partition {partition} at offset {start}"
-                raise ProtocolError(msg, field=f"{field}.partitions", offset=start)
-            result.append(unchecked_tp(topic, partition))
+        count = reader.array_length(f"{field}.partitions", 4)
+        result.extend(map(unchecked_tp, repeat(topic, count), reader.partitions(count, f"{field}.partitions")))
     if unique and len(set(result)) != len(result):
         twice = next(tp for tp, count in Counter(result).items() if count > 1)
         msg = f"{field} at offset {field_start}: lists partition {str(twice)!r} twice"
@@ -91,8 +94,7 @@ def _write_topic_partitions(writer: _Writer, partitions: Iterable[TopicPartition
     for topic, numbers in by_topic.items():
         writer.string(topic, "topic")
         writer.int32(len(numbers))
-        for number in numbers:
-            writer.int32(number, f"partition of {topic!r}")
+        writer.int32s(numbers, f"partition of {topic!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +181,7 @@ def _check_version(version: int) -> int:
     """Kafka's ``checkSubscriptionVersion``: below 0 is an error, above 3 writes 3."""
     if type(version) is not int or version < 0:
         msg = f"version={version!r} must be an integer >= 0"
-        raise InvalidSubscriptionError(msg)
+        raise EncodingError(msg)
     return min(version, HIGHEST_VERSION)
 
 
@@ -191,7 +193,7 @@ def encode_subscription(subscription: Subscription, version: int = HIGHEST_VERSI
     knows it from JoinGroup).
 
     Raises:
-        InvalidSubscriptionError: ``version`` is negative (above 3 writes version 3), or a
+        EncodingError: ``version`` is negative (above 3 writes version 3), or a
             value does not fit its wire type (a name over 32,767 UTF-8 bytes, a number
             beyond INT32).
     """
@@ -266,7 +268,7 @@ def encode_assignment(assignment: Assignment, version: int = HIGHEST_VERSION) ->
     The layout is the same for versions 0 to 3 (only the version prefix differs).
 
     Raises:
-        InvalidSubscriptionError: ``version`` is negative (above 3 writes version 3).
+        EncodingError: ``version`` is negative (above 3 writes version 3).
     """
     writer = _Writer()
     writer.int16(_check_version(version))
@@ -286,4 +288,4 @@ def decode_assignment(data: bytes) -> Assignment:
     _read_version(reader, "assignment")
     partitions = _read_topic_partitions(reader, "assigned_partitions", unique=True)
     user_data = reader.nullable_bytes("user_data")
-    return Assignment._trusted(tuple(partitions), user_data)  # noqa: SLF001 - checked while reading
+    return unchecked_assignment(tuple(partitions), user_data)  # checked while reading

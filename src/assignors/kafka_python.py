@@ -53,7 +53,7 @@ def for_kafka_python(
         rack: this consumer's rack (sent as the subscription's RackId, KIP-881).
 
     Raises:
-        InvalidSubscriptionError: the assignor does not support ``protocol``.
+        ConfigurationError: the assignor does not support ``protocol``.
     """
     inner = resolve(assignor)
     chosen = protocol if protocol is not None else choose_protocol([inner])

@@ -21,9 +21,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assignors import AssignorError, Cluster, RebalanceProtocol, Subscription, TopicPartition, get_assignor
+from assignors import (
+    RANGE_ASSIGNOR_NAME,
+    ROUNDROBIN_ASSIGNOR_NAME,
+    AssignorError,
+    Cluster,
+    RebalanceProtocol,
+    Subscription,
+    TopicPartition,
+    assignor_names,
+    get_assignor,
+)
 from assignors import parse_topic_partition as parse_tp
+from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.metrics import balance, check_assignment, movement, pause_partition_seconds
+from assignors.rebalance import preferred_protocol
 from spark_udfs.replay import OUTPUT_COLUMNS, MemberRow, TopicHistory
 
 __all__ = [
@@ -44,9 +56,11 @@ SELF_CHECK_COLUMNS: tuple[tuple[str, str], ...] = (
     ("matched", "boolean"),
     ("mismatches", "array<string>"),
 )
-_CHECKED = ("range", "roundrobin")
-_COOPERATIVE = {"cooperative-sticky"}
-_CONSUMER = {"uniform", "consumer-range"}  # KIP-848 server-side assignors, as collect names them
+_CHECKED = (RANGE_ASSIGNOR_NAME, ROUNDROBIN_ASSIGNOR_NAME)  # deterministic: the cluster's must equal ours
+_COOPERATIVE = frozenset(
+    n for n in assignor_names() if preferred_protocol(get_assignor(n)) is RebalanceProtocol.COOPERATIVE
+)
+_CONSUMER = frozenset(SERVER_STRATEGIES)  # KIP-848 server-side assignors, as collect names them
 
 Row = dict[str, Any]
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from assignors import AssignorError, assignor_names
 from assignors.cli import CliError
 from assignors.cli import main as assignors_main
+from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -171,7 +172,11 @@ def register_evaluate(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
         "--actual", help="recorded assignments (the actual table of assignors collect): adds 'actual'"
     )
     evaluate.add_argument(
-        "--strategies", nargs="+", choices=assignor_names(), default=list(assignor_names()), help="default: all"
+        "--strategies",
+        nargs="+",
+        choices=[*assignor_names(), *SERVER_STRATEGIES],
+        default=[*assignor_names(), *SERVER_STRATEGIES],
+        help="default: all (the classic four, and uniform and consumer-range under the consumer protocol, KIP-848)",
     )
     evaluate.add_argument(
         "--weights",

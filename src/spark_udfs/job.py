@@ -13,8 +13,9 @@ from urllib.parse import unquote, urlparse
 from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS
 from spark_udfs.costs import WEIGHTS_COLUMNS
 from spark_udfs.ranking import DEFAULT_RANK_BY
-from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
+from spark_udfs.replay import ALL_STRATEGIES, MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
+from spark_udfs.schemas import OPTIONAL_CSV_COLUMNS, csv_columns
 from spark_udfs.session import is_connect
 from spark_udfs.udfs import evaluate_history
 
@@ -32,10 +33,6 @@ __all__ = [
     "run_demo",
     "run_evaluation",
 ]
-
-
-# Columns a CSV may leave out (they are null then); every other column must be there.
-OPTIONAL_CSV_COLUMNS = frozenset({"group_instance_id", "rack_id", "valid_from"})
 
 
 def local_path(uri: str) -> Path | None:
@@ -78,7 +75,7 @@ def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]
             frame = spark.read.parquet(path)
         else:
             raw = spark.read.option("header", "true").csv(path)
-            frame = raw.selectExpr(*_csv_columns(raw.columns, columns))
+            frame = raw.selectExpr(*csv_columns(raw.columns, columns))
         frame.schema  # noqa: B018 - analyse now: over Spark Connect reading is lazy
     except AnalysisException as error:
         if error.getCondition() != "PATH_NOT_FOUND":
@@ -87,25 +84,6 @@ def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]
         msg = f"{path}: {message}"
         raise FileNotFoundError(msg) from None
     return frame
-
-
-def _csv_columns(present: Sequence[str], columns: Sequence[tuple[str, str]]) -> list[str]:
-    """SQL expressions typing the CSV's string columns; a missing required column stays missing (and is reported)."""
-    expressions = []
-    for name, kind in columns:
-        quoted = f"`{name}`"
-        if name not in present:
-            if name in OPTIONAL_CSV_COLUMNS:
-                expressions.append(f"CAST(NULL AS {kind}) AS {quoted}")
-            continue
-        if kind == "array<string>":
-            expressions.append(
-                f"CASE WHEN {quoted} IS NULL OR trim({quoted}) = '' THEN CAST(array() AS array<string>)"
-                f" ELSE split({quoted}, ';') END AS {quoted}"
-            )
-        else:
-            expressions.append(f"CAST({quoted} AS {kind}) AS {quoted}")
-    return expressions
 
 
 @contextlib.contextmanager
@@ -210,7 +188,10 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
     rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
     heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
 ) -> Summary:
-    """Generate the sample history (with topic weights), save it under ``out/input`` and evaluate it into ``out``."""
+    """Generate the sample history (with topic weights), save it under ``out/input`` and evaluate it into ``out``.
+
+    Every strategy runs: the classic four and KIP-848's ``uniform`` and ``consumer-range``.
+    """
     from spark_udfs.sample import generate_history
 
     history = generate_history(groups, snapshots)
@@ -227,6 +208,7 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
         saved["membership"],
         saved["topics"],
         out,
+        strategies=ALL_STRATEGIES,
         report=report,
         progress=progress,
         weights=saved["weights"],

@@ -13,6 +13,7 @@ functions are used, so it runs over Spark Connect.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
     import pandas as pd
     from pyspark.sql import DataFrame
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "FOLDED_COLUMNS",
@@ -114,7 +117,8 @@ def fold_group_frame(frame: pd.DataFrame) -> pd.DataFrame:
                 bytes(key) if key is not None else b"", None if value is None else bytes(value), stamp, where
             )
             group = group or getattr(record, "group_id", None)
-    except Exception as error:  # noqa: BLE001 - one group must never fail the job
+    except Exception as error:  # one group must never fail the job (logged with its traceback)
+        logger.warning("group %r: internal error while folding its records", group, exc_info=True)
         builder.errors.append(f"internal error: {type(error).__name__}: {error}")
     membership, actual = builder.drain()
     group = group or next(iter(builder.groups_seen), None)
@@ -227,7 +231,8 @@ def evaluate_actual(membership: DataFrame, topics: DataFrame, actual: DataFrame)
         group = str(right["group_id"].iloc[0]) if len(right) else str(left["group_id"].iloc[0])
         try:
             rows = actual_rows(group, member_rows(left), _actual_rows_of(right), history) if len(right) else []
-        except Exception as error:  # noqa: BLE001 - one group must never fail the job
+        except Exception as error:  # one group must never fail the job (logged with its traceback)
+            logger.warning("group %r: internal error while measuring the actual strategy", group, exc_info=True)
             rows = [{"group_id": group, "strategy": ACTUAL_STRATEGY, "error": f"{type(error).__name__}: {error}"}]
         return rows_to_frame(rows, OUTPUT_COLUMNS)
 
@@ -237,7 +242,8 @@ def evaluate_actual(membership: DataFrame, topics: DataFrame, actual: DataFrame)
         group = str(right["group_id"].iloc[0]) if len(right) else ""
         try:
             rows = self_check(group, member_rows(left), _actual_rows_of(right), history) if len(right) else []
-        except Exception:  # noqa: BLE001 - one group must never fail the job
+        except Exception:  # one group must never fail the job (logged with its traceback)
+            logger.warning("group %r: internal error in the self-check; no check rows", group, exc_info=True)
             rows = []
         return pd.DataFrame(rows, columns=[name for name, _ in SELF_CHECK_COLUMNS])
 

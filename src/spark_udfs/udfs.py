@@ -1,42 +1,30 @@
-"""Spark wiring: the history evaluation per group, and pandas UDFs for SQL and DataFrames."""
+"""Pandas UDFs for Spark SQL and DataFrames: assign a snapshot, measure an assignment's balance and movement.
+
+The history evaluation, :func:`evaluate_history`, lives in :mod:`spark_udfs.evaluation`; it and
+:class:`SchemaError` are also importable from here, as they always were.
+"""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any
 
 from assignors import (
     AssignorError,
     Cluster,
     Subscription,
     TopicPartition,
-    get_assignor,
     parse_topic_partition,
 )
-from assignors.metrics import (
-    DEFAULT_HEARTBEAT_SECONDS,
-    DEFAULT_REBALANCE_SECONDS,
-    balance,
-    movement,
-    pause_partition_seconds,
-)
-from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
-from spark_udfs.replay import (
-    DETAIL_COLUMNS,
-    MEMBERSHIP_COLUMNS,
-    OUTPUT_COLUMNS,
-    STRATEGIES,
-    TOPICS_COLUMNS,
-    TopicHistory,
-    ddl,
-    replay_frame,
-)
+from assignors.metrics import balance, movement
+from spark_udfs.evaluation import evaluate_history
+from spark_udfs.group_replay import strategy_assignor
+from spark_udfs.schemas import ASSIGNMENT_TYPE, SchemaError, check_schema
 
 if TYPE_CHECKING:
     import pandas as pd
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import SparkSession
 
 __all__ = [
     "ASSIGNMENT_TYPE",
@@ -44,142 +32,15 @@ __all__ = [
     "assign_snapshot",
     "assignment_balance",
     "assignment_movement",
+    "check_schema",
     "evaluate_history",
     "register_udfs",
 ]
 
-ASSIGNMENT_TYPE = "array<struct<member: string, partitions: array<string>>>"
 SNAPSHOT_TYPE = (
     "struct<members: array<struct<member_id: string, topics: array<string>, group_instance_id: string, "
     "rack_id: string>>, topics: array<struct<topic: string, partitions: int>>>"
 )
-_ACCEPTED = {"int": {"int", "bigint"}, "double": {"double", "float", "int", "bigint"}}
-
-
-class SchemaError(AssignorError, ValueError):
-    """An input table lacks a column or has one of the wrong type."""
-
-
-def check_schema(frame: DataFrame, expected: Sequence[tuple[str, str]], table: str) -> None:
-    """Fail fast, listing the expected schema, when ``frame`` lacks a column or has a wrong type."""
-    actual = {field.name: field.dataType.simpleString() for field in frame.schema.fields}
-    problems = []
-    for name, kind in expected:
-        found = actual.get(name)
-        if found is None:
-            problems.append(f"missing column {name!r}")
-        elif found != kind and found not in _ACCEPTED.get(kind, ()):
-            problems.append(f"column {name!r} is {found}, expected {kind}")
-    if problems:
-        msg = f"{table} table: {'; '.join(problems)}. Expected schema: {ddl(expected)}"
-        raise SchemaError(msg)
-
-
-@overload
-def evaluate_history(
-    membership: DataFrame,
-    topics: DataFrame,
-    *,
-    strategies: Sequence[str] = ...,
-    detail: Literal[False] = ...,
-    actual: DataFrame | None = ...,
-    weights: DataFrame | None = ...,
-    rebalance_seconds: float = ...,
-    heartbeat_seconds: float = ...,
-) -> DataFrame: ...
-
-
-@overload
-def evaluate_history(
-    membership: DataFrame,
-    topics: DataFrame,
-    *,
-    strategies: Sequence[str] = ...,
-    detail: Literal[True],
-    actual: DataFrame | None = ...,
-    weights: DataFrame | None = ...,
-    rebalance_seconds: float = ...,
-    heartbeat_seconds: float = ...,
-) -> tuple[DataFrame, DataFrame]: ...
-
-
-def evaluate_history(  # noqa: PLR0913 - the evaluation's options
-    membership: DataFrame,
-    topics: DataFrame,
-    *,
-    strategies: Sequence[str] = STRATEGIES,
-    detail: bool = False,
-    actual: DataFrame | None = None,
-    weights: DataFrame | None = None,
-    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
-    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
-) -> DataFrame | tuple[DataFrame, DataFrame]:
-    """Replay every group's membership history under each strategy.
-
-    Args:
-        membership: ``group_id, snapshot_ts, member_id, topics, group_instance_id, rack_id``.
-        topics: ``topic, partitions, valid_from`` (small: collected and shipped to the workers).
-        strategies: assignor names, in output order.
-        detail: also return the per-member assignments.
-        actual: the recorded assignments (the ``actual`` table of ``assignors collect``): adds the
-            strategy ``actual``, the cluster's own assignments measured the same way.
-        weights: optional ``topic, partition, weight, valid_from`` (null partition: every
-            partition of the topic; small: collected like ``topics``); without it the weighted
-            columns are null.
-        rebalance_seconds: how long one rebalance round stops a group, for ``pause_partition_seconds``.
-        heartbeat_seconds: the consumer protocol's heartbeat interval (KIP-848), likewise.
-
-    Returns:
-        The evaluation (one row per group, snapshot and strategy; see the README for the
-        columns), and with ``detail`` also ``group_id, snapshot_ts, strategy, member,
-        partitions``.
-
-    Raises:
-        SchemaError: a table lacks a column or has a wrong type (nothing runs).
-        UnknownAssignorError: a strategy name is not an assignor.
-        InvalidWeightError: a weights row or a duration is not a finite number >= 0.
-    """
-    check_schema(membership, MEMBERSHIP_COLUMNS, "membership")
-    check_schema(topics, TOPICS_COLUMNS, "topics")
-    names = tuple(strategies)
-    for name in names:
-        get_assignor(name)  # fail fast on unknown names
-    history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
-    timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
-    pause_partition_seconds("EAGER", moved=0, survivors_owned=0, **asdict(timing))  # fail fast on bad durations
-    table = None
-    if weights is not None:
-        check_schema(weights, WEIGHTS_COLUMNS, "weights")
-        weight_columns = [name for name, _ in WEIGHTS_COLUMNS]
-        table = WeightHistory(tuple(r[n] for n in weight_columns) for r in weights.select(*weight_columns).collect())
-    columns = list(OUTPUT_COLUMNS)
-    if detail:
-        columns.append(("detail", "array<struct<member: string, partitions: array<string>>>"))
-
-    def replay(frame: pd.DataFrame) -> pd.DataFrame:
-        return replay_frame(frame, history, names, detail=detail, weights=table, timing=timing)
-
-    # Spread the groups over the shuffle partitions: adaptive execution would otherwise
-    # coalesce a small input into one partition, and the replay is CPU-bound. Read from the
-    # session's SQL conf, so it works over Spark Connect (no SparkContext).
-    parallelism = max(int(membership.sparkSession.conf.get("spark.sql.shuffle.partitions") or 8), 1)
-    selected = membership.select(*(name for name, _ in MEMBERSHIP_COLUMNS)).repartition(parallelism, "group_id")
-    output = selected.groupBy("group_id").applyInPandas(replay, schema=ddl(columns))
-    if actual is not None:
-        from spark_udfs.offsets import evaluate_actual
-
-        recorded, _ = evaluate_actual(membership, topics, actual)
-        if detail:
-            recorded = recorded.selectExpr("*", f"CAST(NULL AS {columns[-1][1]}) AS detail")
-        output = output.unionByName(recorded)
-    if not detail:
-        return output
-    output = output.cache()
-    # SQL expressions rather than pyspark.sql.functions: the same code serves classic and Connect sessions.
-    members = output.selectExpr("group_id", "snapshot_ts", "strategy", "explode(detail) AS d").selectExpr(
-        "group_id", "snapshot_ts", "strategy", "d.member AS member", "d.partitions AS partitions"
-    )
-    return output.drop("detail"), members.select(*(name for name, _ in DETAIL_COLUMNS))
 
 
 # --- pandas UDFs -----------------------------------------------------------------------
@@ -196,7 +57,7 @@ def _assign_one(strategy: str, snapshot: Any) -> dict[str, Any]:
             )
             for m in snapshot["members"]
         }
-        result = get_assignor(strategy).assign(Cluster(counts), subscriptions)
+        result = strategy_assignor(strategy).assign(Cluster(counts), subscriptions)
     except (AssignorError, KeyError, TypeError, ValueError) as error:
         return {"assignment": None, "error": f"{type(error).__name__}: {error}"}
     assignment = [{"member": m, "partitions": [str(tp) for tp in a.partitions]} for m, a in result.items()]

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from aiokafka.coordinator.protocol import ConsumerProtocol
 
-from assignors import InvalidSubscriptionError, RebalanceProtocol, TopicPartition
+from assignors import ConfigurationError, RebalanceProtocol, TopicPartition
 from assignors.aiokafka import for_aiokafka
 from assignors.consumer_protocol import decode_assignment, decode_sticky_user_data, decode_subscription
 
@@ -52,5 +52,5 @@ def test_state_is_per_consumer() -> None:
 def test_cooperative_only_assignors_are_refused() -> None:
     """aiokafka runs EAGER only: an assignor without EAGER is a configuration error, named."""
     only_cooperative = SimpleNamespace(name="coop", supported_protocols=(RebalanceProtocol.COOPERATIVE,))
-    with pytest.raises(InvalidSubscriptionError, match="assignor 'coop' does not support EAGER"):
+    with pytest.raises(ConfigurationError, match="assignor 'coop' does not support EAGER"):
         for_aiokafka(only_cooperative)

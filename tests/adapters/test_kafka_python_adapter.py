@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
-from assignors import InvalidSubscriptionError, RebalanceProtocol, TopicPartition
+from assignors import ConfigurationError, RebalanceProtocol, TopicPartition
 from assignors.consumer_protocol import decode_assignment, decode_subscription
 from assignors.kafka_python import for_kafka_python
 
@@ -66,5 +66,5 @@ def test_eager_reports_nothing_owned() -> None:
         3,
     )
     assert decode_subscription(adapter.metadata({"t"})).owned_partitions == ()
-    with pytest.raises(InvalidSubscriptionError, match="assignor 'range' does not support COOPERATIVE"):
+    with pytest.raises(ConfigurationError, match="assignor 'range' does not support COOPERATIVE"):
         for_kafka_python("range", protocol=RebalanceProtocol.COOPERATIVE)

@@ -229,9 +229,16 @@ def test_the_report_renders_offline_in_chromium(report: Path, browser: Browser, 
     assert problems(browser) == []
     ranking = browser.evaluate(
         "Array.prototype.map.call(document.querySelectorAll('#ranking-table tbody tr'),"
-        " function (r) { return r.cells[1].textContent; })"
+        " function (r) { return [r.cells[1].textContent, r.cells[2].textContent]; })"
     )
-    assert sorted(ranking) == ["cooperative-sticky", "range", "roundrobin", "sticky"]
+    assert sorted(map(tuple, ranking)) == [  # the classic four and KIP-848's two, each labelled with its protocol
+        ("consumer-range", "CONSUMER"),
+        ("cooperative-sticky", "COOPERATIVE"),
+        ("range", "EAGER"),
+        ("roundrobin", "EAGER"),
+        ("sticky", "EAGER"),
+        ("uniform", "CONSUMER"),
+    ]
     headers = browser.evaluate(
         "Array.prototype.map.call(document.querySelectorAll('#ranking-table th'), function (h) {"
         " return [h.textContent, h.getAttribute('title'), h.className]; })"

@@ -4,10 +4,13 @@
   (``"range"``): the built-in server-side assignors. Their input's ``owned_partitions``
   is each member's previous *target* assignment.
 - :func:`next_member_state` and :func:`check_member_epoch`: reconciliation and fencing
-  (Kafka's ``CurrentAssignmentBuilder``), over :class:`MemberAssignmentState` records.
+  (Kafka's ``CurrentAssignmentBuilder``), over :class:`MemberAssignmentState` records;
+  :func:`static_leave` (epoch -2, the target kept) and :func:`static_rejoin` (a new member
+  id inherits it).
 - :func:`replay_step`: one snapshot change of a group for the evaluation (the new target,
   ``revoked``, ``moved`` and the heartbeats until every member is stable); the strategies
-  ``"uniform"`` and ``"consumer-range"`` (:data:`STRATEGIES`).
+  ``"uniform"`` and ``"consumer-range"`` (:data:`STRATEGIES`); :func:`rebalance_target` is
+  the same step with :func:`assignors.rebalance.rebalance`'s arguments, as the Spark replay calls it.
 - :class:`ConsumerGroupSimulator`: a heartbeat-level model of a whole group, driven by
   :mod:`assignors.rebalance`'s events, with the online upgrade from a classic group.
 """
@@ -23,8 +26,18 @@ from assignors.consumer_group._reconcile import (
     MemberState,
     check_member_epoch,
     next_member_state,
+    static_leave,
+    static_rejoin,
 )
-from assignors.consumer_group._replay import STRATEGIES, ReplayStep, replay_step, server_assignor, server_strategy
+from assignors.consumer_group._replay import (
+    STRATEGIES,
+    ReplayStep,
+    TargetRebalance,
+    rebalance_target,
+    replay_step,
+    server_assignor,
+    server_strategy,
+)
 from assignors.consumer_group._simulator import ConsumerGroupSimulator
 from assignors.consumer_group._timeline import Instant, remote_assignor
 from assignors.consumer_group._timeline import Timeline as ConsumerTimeline
@@ -46,11 +59,15 @@ __all__ = [
     "RangeAssignor",
     "ReplayStep",
     "ServerAssignor",
+    "TargetRebalance",
     "UniformAssignor",
     "check_member_epoch",
     "next_member_state",
+    "rebalance_target",
     "remote_assignor",
     "replay_step",
     "server_assignor",
     "server_strategy",
+    "static_leave",
+    "static_rejoin",
 ]

@@ -10,7 +10,16 @@ from operator import itemgetter, lt, setitem
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from assignors._base import validate_group
-from assignors._model import Assignment, Cluster, MemberId, RebalanceProtocol, Subscription, Topic, TopicPartition
+from assignors._model import (
+    Assignment,
+    Cluster,
+    MemberId,
+    RebalanceProtocol,
+    Subscription,
+    Topic,
+    TopicPartition,
+    unchecked_assignment,
+)
 from assignors._util import gc_paused, java_sorted
 
 if TYPE_CHECKING:
@@ -71,11 +80,10 @@ class ServerAssignor(abc.ABC):
         order = java_sorted(subscriptions)
         with gc_paused():
             lists = self._targets(order, counts, subscriptions)
-            trusted = Assignment._trusted  # noqa: SLF001 - the lists are valid by construction
             result = {}
             for member, partitions in zip(order, lists, strict=True):
                 partitions.sort()
-                result[member] = trusted(tuple(partitions))
+                result[member] = unchecked_assignment(tuple(partitions))  # valid by construction
             return {member: result[member] for member in sorted(result)}
 
     @abc.abstractmethod
@@ -122,6 +130,9 @@ def previous_targets(
     current: list[list[TopicPartition]] = []
     for index, member in enumerate(order):
         subscription = subscriptions[member]
+        if not subscription.owned_partitions:  # a new member, or a fresh group
+            current.append([])
+            continue
         mine = _valid(subscription.owned_partitions, set(subscription.topics) & counts.keys(), counts)
         current.append(mine)
         _own(owners, mine, index)

@@ -6,13 +6,16 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from assignors._errors import InvalidSubscriptionError
+from assignors._errors import SimulationError
 from assignors._model import Cluster, Subscription, TopicPartition
 from assignors.consumer_group._reconcile import (
     NO_EPOCH,
     MemberAssignmentState,
     MemberState,
+    joined,
     next_member_state,
+    static_leave,
+    static_rejoin,
 )
 from assignors.consumer_group._replay import server_assignor
 
@@ -68,6 +71,7 @@ class Coordinator:
         self.target: dict[MemberId, frozenset[TopicPartition]] = {}
         self.holder: dict[TopicPartition, MemberId] = {}
         self.assignor_name = DEFAULT_ASSIGNOR
+        self.configured: dict[str, ServerAssignor] = {}  # strategy name -> a member's own assignor object
 
     # --- membership -------------------------------------------------------------------
 
@@ -91,27 +95,25 @@ class Coordinator:
         Returns what happened: ``"joined"`` or ``"replaced <old member id>"``.
 
         Raises:
-            InvalidSubscriptionError: the instance id belongs to a member that has not left.
+            SimulationError: the instance id belongs to a member that has not left.
         """
         topics = tuple(sorted(set(topics)))
         previous = self._static(instance_id)
         if previous is not None:
             if not previous.left:
                 msg = f"instance id {instance_id!r} is still used by member {previous.member_id!r}"
-                raise InvalidSubscriptionError(msg)
+                raise SimulationError(msg)
             del self.members[previous.member_id]
             target = self.target.pop(previous.member_id, frozenset())
             for tp in previous.reconciliation.assigned:
                 self.holder[tp] = member_id
-            inherited = replace(previous.reconciliation, member_epoch=0, previous_member_epoch=0)
+            inherited = static_rejoin(previous.reconciliation)
             self.members[member_id] = MemberRecord(member_id, topics, instance_id, assignor, classic, inherited)
             self.target[member_id] = target
             if topics != previous.topics:
                 self.group_epoch += 1
             return f"replaced {previous.member_id}"
-        self.members[member_id] = MemberRecord(
-            member_id, topics, instance_id, assignor, classic, MemberAssignmentState()
-        )
+        self.members[member_id] = MemberRecord(member_id, topics, instance_id, assignor, classic, joined())
         self.target[member_id] = frozenset()
         self.group_epoch += 1
         return "joined"
@@ -125,7 +127,7 @@ class Coordinator:
         """A heartbeat with epoch -1 (gone for good) or, for a static member, -2 (back soon, target kept)."""
         record = self.members[member_id]
         if static and record.instance_id is not None:
-            kept = replace(record.reconciliation, pending_revocation=frozenset())
+            kept = static_leave(record.reconciliation)
             self._hold(member_id, _held(record.reconciliation), _held(kept))
             self.members[member_id] = replace(record, reconciliation=kept, left=True)
             return
@@ -175,7 +177,7 @@ class Coordinator:
     def compute_target(self) -> None:
         """Run the group's assignor on every member, from each member's previous target."""
         self.assignor_name = self._preferred_assignor()
-        assignor: ServerAssignor = server_assignor(self.assignor_name)
+        assignor = self.configured.get(self.assignor_name) or server_assignor(self.assignor_name)
         subscriptions = {
             m: Subscription(r.topics, owned_partitions=sorted(self.target.get(m, ())), group_instance_id=r.instance_id)
             for m, r in self.members.items()

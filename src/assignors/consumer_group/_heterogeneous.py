@@ -22,6 +22,9 @@ MAX_ITERATION_COUNT: Final = 16
 
 def _scatter(owners: list[int], partitions: Sequence[int], member: int | Sequence[int]) -> None:
     """``owners[p] = member`` for every ``p`` in ``partitions`` (or the matching item of ``member``), at C speed."""
+    if isinstance(partitions, range) and len(partitions) == len(owners) and not isinstance(member, int):
+        owners[:] = member  # a topic nobody owned: one slice copy
+        return
     members = repeat(member) if isinstance(member, int) else member
     deque(map(owners.__setitem__, partitions, members), maxlen=0)
 

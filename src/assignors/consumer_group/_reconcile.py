@@ -26,6 +26,8 @@ __all__ = [
     "MemberState",
     "check_member_epoch",
     "next_member_state",
+    "static_leave",
+    "static_rejoin",
 ]
 
 LEAVE_GROUP_MEMBER_EPOCH: Final = -1
@@ -109,6 +111,7 @@ def next_member_state(  # noqa: PLR0913 - Kafka's CurrentAssignmentBuilder input
     partition_epoch: Callable[[TopicPartition], int],
     owned: Collection[TopicPartition] | None = None,
     subscribed_topics: Collection[str] | None = None,
+    subscription_changed: bool = False,
 ) -> MemberAssignmentState:
     """One step of Kafka's ``CurrentAssignmentBuilder``: the member's state after this heartbeat.
 
@@ -120,13 +123,21 @@ def next_member_state(  # noqa: PLR0913 - Kafka's CurrentAssignmentBuilder input
             revocation), or -1 when nobody does.
         owned: the partitions the heartbeat lists as owned; None when it does not list them.
         subscribed_topics: when given, target partitions of other topics are ignored.
+        subscription_changed: the member's subscription changed with this heartbeat: a member
+            with nothing else to do (waiting for a revocation, or stable at the target epoch)
+            still gives up the partitions of topics it left (KAFKA-19431, PR #20055, merged in
+            June 2025, so Kafka 4.1 or 4.2; before it, such partitions waited for the next target).
 
     Returns:
         ``member`` itself when nothing can change, else the new record.
     """
-    if member.state is MemberState.UNREVOKED_PARTITIONS and _owns_any(owned, member.pending_revocation):
+    waiting = member.state is MemberState.UNREVOKED_PARTITIONS and _owns_any(owned, member.pending_revocation)
+    settled = member.state is MemberState.STABLE and member.member_epoch == target_epoch
+    if (waiting or settled) and subscription_changed and subscribed_topics is not None:
+        return _drop_unsubscribed(member, set(subscribed_topics), owned)
+    if waiting:
         return member  # still waiting for the revocation
-    if member.state is MemberState.STABLE and member.member_epoch == target_epoch:
+    if settled:
         return member
     wanted = frozenset(target)
     if subscribed_topics is not None:
@@ -142,6 +153,22 @@ def next_member_state(  # noqa: PLR0913 - Kafka's CurrentAssignmentBuilder input
         return member.moved_to(MemberState.UNREVOKED_PARTITIONS, member.member_epoch, keep, revoke)
     state = MemberState.UNRELEASED_PARTITIONS if unreleased else MemberState.STABLE
     return member.moved_to(state, target_epoch, keep | new)
+
+
+def _drop_unsubscribed(
+    member: MemberAssignmentState, topics: set[str], owned: Collection[TopicPartition] | None
+) -> MemberAssignmentState:
+    """Kafka's ``updateCurrentAssignment``: partitions of topics the member left go pending revocation.
+
+    The member epoch stays; the previous epoch is updated, as in every transition.
+    """
+    stale = frozenset(tp for tp in member.assigned if tp.topic not in topics)
+    if not stale:
+        return member
+    pending = member.pending_revocation | stale
+    if _owns_any(owned, pending):
+        return member.moved_to(MemberState.UNREVOKED_PARTITIONS, member.member_epoch, member.assigned - stale, pending)
+    return member.moved_to(member.state, member.member_epoch, member.assigned - stale)
 
 
 def check_member_epoch(
@@ -178,6 +205,27 @@ def joined(epoch: int = 0) -> MemberAssignmentState:
     return MemberAssignmentState(MemberState.STABLE, epoch, epoch)
 
 
-def replaced(member: MemberAssignmentState) -> MemberAssignmentState:
-    """A static member's record after a rejoin with a new member id (epoch 0): it inherits the assignment."""
+def static_leave(member: MemberAssignmentState) -> MemberAssignmentState:
+    """A static member's record after it leaves with epoch -2 (``LEAVE_GROUP_STATIC_MEMBER_EPOCH``).
+
+    Kafka writes member epoch -2 and clears the pending revocation; the member stays in the
+    group with its assignment and its target, and the group epoch does not move: nothing is
+    reassigned until it comes back or its session times out (then it is fenced: removed, and
+    the group epoch bumped).
+
+    >>> from assignors import TopicPartition
+    >>> left = static_leave(MemberAssignmentState(MemberState.STABLE, 7, 6, frozenset({TopicPartition("t", 0)})))
+    >>> left.member_epoch, sorted(left.assigned)
+    (-2, [TopicPartition(topic='t', partition=0)])
+    """
+    return replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, pending_revocation=frozenset())
+
+
+def static_rejoin(member: MemberAssignmentState) -> MemberAssignmentState:
+    """The record of a static member back with a new member id and epoch 0 (Kafka's ``replaceMember``).
+
+    The new member inherits the old one's assignment (and, on the coordinator, its target and
+    subscription) at epoch 0; its first heartbeat reconciles it to the target epoch without
+    moving anything, since the subscription, hence the group epoch, did not change.
+    """
     return replace(member, member_epoch=0, previous_member_epoch=0, pending_revocation=frozenset())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -13,11 +14,19 @@ from assignors.consumer_group._reconcile import MemberAssignmentState, MemberSta
 from assignors.consumer_group._uniform import UniformAssignor
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     from assignors._model import Cluster, MemberId, TopicPartition
 
-__all__ = ["STRATEGIES", "ReplayStep", "replay_step", "server_assignor", "server_strategy"]
+__all__ = [
+    "STRATEGIES",
+    "ReplayStep",
+    "TargetRebalance",
+    "rebalance_target",
+    "replay_step",
+    "server_assignor",
+    "server_strategy",
+]
 
 STRATEGIES: Final[dict[str, Callable[[], ServerAssignor]]] = {
     "uniform": UniformAssignor,
@@ -59,12 +68,14 @@ class ReplayStep:
         heartbeats: heartbeat rounds until every member is STABLE at the new target epoch:
             1 when nobody revokes anything; revokers acknowledge at once, and the members
             waiting for their partitions take them at their next heartbeat.
+        assign_seconds: how long the assignor took (wall clock; the reconciliation not included).
     """
 
     target: dict[MemberId, Assignment]
     revoked: int
     moved: int
     heartbeats: int
+    assign_seconds: float = 0.0
 
 
 def replay_step(
@@ -108,7 +119,10 @@ def replay_step(
         )
         for member, s in subscriptions.items()
     }
-    target = server_assignor(assignor).assign(cluster, with_targets)
+    chosen = server_assignor(assignor)
+    started = time.perf_counter()
+    target = chosen.assign(cluster, with_targets)
+    seconds = time.perf_counter() - started
     # Members whose target is their previous one stay as they are; only the others reconcile.
     changed = [m for m, a in target.items() if not _same(previous.get(m, empty).partitions, a.partitions)]
     gained: set[TopicPartition] = set()
@@ -120,7 +134,66 @@ def replay_step(
     moved = sum(1 for tp in gone if tp in gained)
     # Nobody revokes: every partition a member wants is its own or free, so one heartbeat each settles the group.
     heartbeats = _heartbeats(previous, target, changed) if gone else 1
-    return ReplayStep(target, len(gone), moved, heartbeats)
+    return ReplayStep(target, len(gone), moved, heartbeats, seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class TargetRebalance:
+    """One snapshot change of a consumer-protocol group as the evaluation records it.
+
+    The counterpart of :class:`assignors.rebalance.RebalanceResult` for the protocol
+    ``CONSUMER``: no JoinGroup/SyncGroup rounds, one target computation, then heartbeats.
+
+    Attributes:
+        step: the new target and what converging to it costs.
+        generation: the group epoch after the change (1 for a new group).
+    """
+
+    step: ReplayStep
+    generation: int
+
+    @property
+    def assignment(self) -> dict[MemberId, Assignment]:
+        """The new target, one entry per member."""
+        return self.step.target
+
+    @property
+    def heartbeats(self) -> int:
+        """Heartbeat rounds until every member is stable (the evaluation's ``rounds``)."""
+        return self.step.heartbeats
+
+    @property
+    def assign_seconds(self) -> float:
+        return self.step.assign_seconds
+
+
+def rebalance_target(
+    assignor: str | ServerAssignor,
+    cluster: Cluster,
+    subscriptions: Mapping[MemberId, Subscription],
+    previous_target: Mapping[MemberId, Sequence[TopicPartition]],
+    *,
+    generation: int,
+) -> TargetRebalance:
+    """:func:`replay_step` with :func:`assignors.rebalance.rebalance`'s arguments, for the evaluation's replay.
+
+    Args:
+        assignor: a server strategy name (``"uniform"``, ``"consumer-range"``) or a server assignor.
+        cluster: topic metadata after the change.
+        subscriptions: the members after the change.
+        previous_target: each member's target before the change, by its member id now (a
+            static member back under a new member id inherits its target); absent: none.
+        generation: the group epoch before the change (-1 or 0 for a new group).
+
+    >>> from assignors import Cluster, Subscription, TopicPartition
+    >>> subs = {m: Subscription(["t"]) for m in "ab"}
+    >>> first = rebalance_target("uniform", Cluster({"t": 2}), subs, {}, generation=-1)
+    >>> first.generation, first.heartbeats, [str(tp) for tp in first.assignment["b"].partitions]
+    (1, 1, ['t-1'])
+    """
+    previous = {member: Assignment(partitions) for member, partitions in previous_target.items()}
+    step = replay_step(previous, cluster, subscriptions, assignor=assignor)
+    return TargetRebalance(step, max(generation, 0) + 1)
 
 
 def _same(before: tuple[TopicPartition, ...], after: tuple[TopicPartition, ...]) -> bool:

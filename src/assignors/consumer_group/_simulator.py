@@ -1,5 +1,7 @@
 """A heartbeat-level model of a consumer group speaking KIP-848's protocol, online upgrade included.
 
+(Over 450 lines: the events, the conversions both ways and the heartbeats share one clock and one client table.)
+
 Deterministic discrete time: every member heartbeats at its own interval and reconciles
 on its own; the coordinator computes a new target on the first heartbeat after the
 group epoch moves. Driven by the classic simulator's events (:mod:`assignors.rebalance`).
@@ -11,9 +13,10 @@ import heapq
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assignors._errors import InvalidSubscriptionError
+from assignors._errors import SimulationError
 from assignors._model import RebalanceProtocol, TopicPartition
 from assignors.consumer_group._classic import ClassicGroup, classic_protocol
+from assignors.consumer_group._common import ServerAssignor
 from assignors.consumer_group._coordinator import Coordinator, MemberRecord
 from assignors.consumer_group._reconcile import MemberAssignmentState, MemberState
 from assignors.consumer_group._timeline import Instant, Timeline, remote_assignor
@@ -96,13 +99,17 @@ class ConsumerGroupSimulator:
     # --- driving ----------------------------------------------------------------------
 
     def run(self, events: Iterable[Event], *, until: float | None = None) -> Timeline:
-        """Apply ``events`` in time order, then run until ``until`` (default: 2 session timeouts after the last)."""
-        last = 0.0
-        for event in sorted(events, key=lambda e: e.at):
+        """Apply ``events`` in time order, then run until ``until`` (default: :meth:`settled_by`)."""
+        ordered = sorted(events, key=lambda e: e.at)
+        for event in ordered:
             self.apply(event)
-            last = event.at
-        self.advance(last + 2 * self.session_timeout_s if until is None else until)
+        self.advance(self.settled_by(ordered) if until is None else until)
         return self.timeline
+
+    def settled_by(self, events: Iterable[Event]) -> float:
+        """Two session timeouts after the last event or restarted member's return: the group has settled by then."""
+        ends = [e.at + (e.downtime_s if isinstance(e, Restart) else 0.0) for e in events]
+        return max(ends, default=0.0) + 2 * self.session_timeout_s
 
     def apply(self, event: Event) -> None:
         """Run the heartbeats due until ``event.at``, then the event."""
@@ -148,7 +155,7 @@ class ConsumerGroupSimulator:
         client = self.clients.get(handle)
         if client is None or not client.up:
             msg = f"member={handle!r} is not running"
-            raise InvalidSubscriptionError(msg)
+            raise SimulationError(msg)
         return client
 
     # --- the group's type -------------------------------------------------------------
@@ -221,7 +228,7 @@ class ConsumerGroupSimulator:
         if client is None:
             if handle in self.clients and self.clients[handle].up:
                 msg = f"member={handle!r} is already running"
-                raise InvalidSubscriptionError(msg)
+                raise SimulationError(msg)
             client = _Client(handle, handle, tuple(topics), instance_id, tuple(specs))
             self.clients[handle] = client
         client.joined_specs = client.specs
@@ -234,6 +241,9 @@ class ConsumerGroupSimulator:
         if self.coordinator is None:
             self.coordinator = Coordinator(self.partitions, group_epoch=max(self.classic.generation, 0))
             self.classic = ClassicGroup()
+        spec = client.specs[0] if consumer and client.specs else None
+        if isinstance(spec, ServerAssignor) and assignor is not None:
+            self.coordinator.configured[assignor] = spec  # e.g. UniformAssignor(stable_extras=False)
         what = self.coordinator.join(
             client.member_id, client.topics, instance_id=client.instance_id, assignor=assignor, classic=not consumer
         )
@@ -365,6 +375,9 @@ class ConsumerGroupSimulator:
             self._classic_rebalance(f"{client.handle} timed out")
 
     def _classic_rebalance(self, cause: str) -> None:
+        if not self.classic.members:
+            self._record(None, f"empty ({cause})")
+            return
         for generation, revoked, added in self.classic.rebalance(self.partitions):
             text = f"classic generation {generation} ({cause})"
             for changes, gives_up in ((revoked, True), (added, False)):  # revocations come first in a round
@@ -406,13 +419,17 @@ class ConsumerGroupSimulator:
             epochs = (coordinator.group_epoch, coordinator.assignment_epoch)
         else:
             epochs = (self.classic.generation, self.classic.generation)
-        owned = {c.handle: c.owned for c in sorted(self.clients.values(), key=lambda c: c.handle) if c.up}
+        owned = self.owned()
         stable = self.stable() and not settling
         handle = client.handle if client is not None else None
         unowned = self.unowned()
         self.timeline.instants.append(
             Instant(self.now, handle, text, *epochs, revoked, added, owned, stable, unowned, self.protocol)
         )
+
+    def owned(self) -> dict[str, frozenset[TopicPartition]]:
+        """What each running member consumes now, by its handle."""
+        return {c.handle: c.owned for c in sorted(self.clients.values(), key=lambda c: c.handle) if c.up}
 
     def stable(self) -> bool:
         """Every member is up and consumes exactly its reconciled assignment, and no target is pending."""

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from assignors._model import TopicPartition
-from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline, Instant
+from assignors._model import COOPERATIVE_STICKY_ASSIGNOR_NAME, RANGE_ASSIGNOR_NAME, TopicPartition
+from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline, Instant, ServerAssignor
 from assignors.rebalance import AddPartitions, Crash, Join, Leave, Restart, Subscribe
 from assignors.testing._checks import InvariantViolationError
 
@@ -68,15 +68,19 @@ class _Checker:
 
 
 def consumer_group_state_machine(  # noqa: C901 - the rules are nested functions
-    assignor: str = "uniform",
+    assignor: str | ServerAssignor = "uniform",
     *,
     partitions: Mapping[str, int] | None = None,
     session_timeout_s: float = 45.0,
-    classic_assignors: tuple[tuple[str, ...], ...] = (("cooperative-sticky",), ("range", "cooperative-sticky")),
+    classic_assignors: tuple[tuple[str, ...], ...] = (
+        (COOPERATIVE_STICKY_ASSIGNOR_NAME,),
+        (RANGE_ASSIGNOR_NAME, COOPERATIVE_STICKY_ASSIGNOR_NAME),
+    ),
 ) -> type[RuleBasedStateMachine]:
     """A ``RuleBasedStateMachine`` class driving a consumer-protocol group through random events.
 
-    Members join (consumer protocol with ``assignor``, or classic with one of
+    Members join (consumer protocol with ``assignor``, a server strategy name or a server
+    assignor object whose configuration is used, or classic with one of
     ``classic_assignors``, COOPERATIVE and EAGER by default, which exercises the online
     upgrade and downgrade; they should share an assignor), leave, crash, restart
     within or beyond the session timeout (static or not, possibly switching protocol),
@@ -87,7 +91,7 @@ def consumer_group_state_machine(  # noqa: C901 - the rules are nested functions
     counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
     names = sorted(counts)
     subsets = st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True).map(tuple)
-    configs = [(assignor,), *classic_assignors]
+    configs: list[tuple[str | ServerAssignor, ...]] = [(assignor,), *classic_assignors]
 
     class ConsumerGroupMachine(RuleBasedStateMachine):
         def __init__(self) -> None:
@@ -99,7 +103,7 @@ def consumer_group_state_machine(  # noqa: C901 - the rules are nested functions
             self.checker = _Checker()
 
         @rule(topics=subsets, static=st.booleans(), config=st.sampled_from(configs))
-        def join(self, topics: tuple[str, ...], static: bool, config: tuple[str, ...]) -> None:  # noqa: FBT001
+        def join(self, topics: tuple[str, ...], static: bool, config: tuple[str | ServerAssignor, ...]) -> None:  # noqa: FBT001
             handle = f"m{self.serial}"
             self.serial += 1
             self.sim.apply(Join(self.now, handle, topics, config, instance_id=f"i-{handle}" if static else None))
@@ -118,7 +122,7 @@ def consumer_group_state_machine(  # noqa: C901 - the rules are nested functions
             downtime=st.sampled_from((0.0, session_timeout_s / 2, session_timeout_s * 2)),
             config=st.sampled_from(configs),
         )
-        def restart(self, data: st.DataObject, downtime: float, config: tuple[str, ...]) -> None:
+        def restart(self, data: st.DataObject, downtime: float, config: tuple[str | ServerAssignor, ...]) -> None:
             handle = data.draw(st.sampled_from(self.up), label="member")
             self.sim.apply(Restart(self.now, handle, downtime, assignors=config))
             self.now += downtime + 1
@@ -156,5 +160,6 @@ def consumer_group_state_machine(  # noqa: C901 - the rules are nested functions
                 msg += "\ntimeline:\n" + self.sim.timeline.render()
                 raise InvariantViolationError(msg)
 
-    ConsumerGroupMachine.__name__ = ConsumerGroupMachine.__qualname__ = f"ConsumerGroupMachine[{assignor}]"
+    label = assignor if isinstance(assignor, str) else repr(assignor)
+    ConsumerGroupMachine.__name__ = ConsumerGroupMachine.__qualname__ = f"ConsumerGroupMachine[{label}]"
     return ConsumerGroupMachine

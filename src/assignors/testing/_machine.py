@@ -9,7 +9,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from assignors._errors import UnknownAssignorError
 from assignors._interface import ConsumerPartitionAssignor
-from assignors.consumer_group import STRATEGIES, ServerAssignor, server_strategy
+from assignors.consumer_group import STRATEGIES, ServerAssignor
 from assignors.rebalance import AddPartitions, Crash, GroupSimulator, Join, Leave, Restart, Subscribe
 from assignors.testing._battery import AssignorFactory, as_factory
 from assignors.testing._checks import InvariantViolationError, simulation_problems
@@ -31,10 +31,12 @@ def _server_machine(
         if assignor not in STRATEGIES:
             msg = f"assignor={assignor!r}: give a client assignor object or factory, or a server strategy name"
             raise UnknownAssignorError(msg)
-        name = assignor
+        server: str | ServerAssignor = assignor
+    elif isinstance(assignor, ServerAssignor):
+        server = assignor  # its configuration counts, e.g. UniformAssignor(stable_extras=False)
     else:
-        name = server_strategy(assignor)  # type: ignore[arg-type] # a ServerAssignor or its class
-    return consumer_group_state_machine(name, partitions=partitions, session_timeout_s=session_timeout_s)
+        server = assignor()  # type: ignore[operator] # a ServerAssignor class
+    return consumer_group_state_machine(server, partitions=partitions, session_timeout_s=session_timeout_s)
 
 
 def group_state_machine(  # noqa: C901 - the rules are nested functions

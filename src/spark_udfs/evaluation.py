@@ -1,0 +1,140 @@
+"""The history evaluation on Spark: every group's membership history replayed under each strategy.
+
+:func:`evaluate_history` checks the tables' schemas, ships the small tables (topics, weights) to
+the workers and runs :func:`spark_udfs.frames.replay_frame` once per group
+(``groupBy("group_id").applyInPandas``), on a local session, a cluster or Spark Connect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Literal, overload
+
+from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS, pause_partition_seconds
+from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
+from spark_udfs.frames import replay_frame
+from spark_udfs.group_replay import STRATEGIES, TopicHistory, strategy_assignor
+from spark_udfs.schemas import (
+    ASSIGNMENT_TYPE,
+    DETAIL_COLUMNS,
+    MEMBERSHIP_COLUMNS,
+    OUTPUT_COLUMNS,
+    TOPICS_COLUMNS,
+    check_schema,
+    ddl,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pyspark.sql import DataFrame
+
+__all__ = ["evaluate_history"]
+
+
+@overload
+def evaluate_history(
+    membership: DataFrame,
+    topics: DataFrame,
+    *,
+    strategies: Sequence[str] = ...,
+    detail: Literal[False] = ...,
+    actual: DataFrame | None = ...,
+    weights: DataFrame | None = ...,
+    rebalance_seconds: float = ...,
+    heartbeat_seconds: float = ...,
+) -> DataFrame: ...
+
+
+@overload
+def evaluate_history(
+    membership: DataFrame,
+    topics: DataFrame,
+    *,
+    strategies: Sequence[str] = ...,
+    detail: Literal[True],
+    actual: DataFrame | None = ...,
+    weights: DataFrame | None = ...,
+    rebalance_seconds: float = ...,
+    heartbeat_seconds: float = ...,
+) -> tuple[DataFrame, DataFrame]: ...
+
+
+def evaluate_history(  # noqa: PLR0913 - the evaluation's options
+    membership: DataFrame,
+    topics: DataFrame,
+    *,
+    strategies: Sequence[str] = STRATEGIES,
+    detail: bool = False,
+    actual: DataFrame | None = None,
+    weights: DataFrame | None = None,
+    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
+) -> DataFrame | tuple[DataFrame, DataFrame]:
+    """Replay every group's membership history under each strategy.
+
+    Args:
+        membership: ``group_id, snapshot_ts, member_id, topics, group_instance_id, rack_id``.
+        topics: ``topic, partitions, valid_from`` (small: collected and shipped to the workers).
+        strategies: strategy names, in output order (default: the classic four); ``ALL_STRATEGIES`` adds
+            KIP-848's ``uniform`` and ``consumer-range`` (protocol ``CONSUMER``).
+        detail: also return the per-member assignments.
+        actual: the recorded assignments (the ``actual`` table of ``assignors collect``): adds the
+            strategy ``actual``, the cluster's own assignments measured the same way.
+        weights: optional ``topic, partition, weight, valid_from`` (null partition: every
+            partition of the topic; small: collected like ``topics``); without it the weighted
+            columns are null.
+        rebalance_seconds: how long one rebalance round stops a group, for ``pause_partition_seconds``.
+        heartbeat_seconds: the consumer protocol's heartbeat interval (KIP-848), likewise.
+
+    Returns:
+        The evaluation (one row per group, snapshot and strategy; docs/evaluation.md
+        defines the columns), and with ``detail`` also ``group_id, snapshot_ts, strategy, member,
+        partitions``.
+
+    Raises:
+        SchemaError: a table lacks a column or has a wrong type (nothing runs).
+        UnknownAssignorError: a strategy name is not an assignor.
+        InvalidWeightError: a weights row or a duration is not a finite number >= 0.
+    """
+    check_schema(membership, MEMBERSHIP_COLUMNS, "membership")
+    check_schema(topics, TOPICS_COLUMNS, "topics")
+    names = tuple(strategies)
+    for name in names:
+        strategy_assignor(name)  # fail fast on unknown names
+    history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
+    timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
+    pause_partition_seconds("EAGER", moved=0, survivors_owned=0, **asdict(timing))  # fail fast on bad durations
+    table = None
+    if weights is not None:
+        check_schema(weights, WEIGHTS_COLUMNS, "weights")
+        weight_columns = [name for name, _ in WEIGHTS_COLUMNS]
+        table = WeightHistory(tuple(r[n] for n in weight_columns) for r in weights.select(*weight_columns).collect())
+    columns = list(OUTPUT_COLUMNS)
+    if detail:
+        columns.append(("detail", ASSIGNMENT_TYPE))
+
+    def replay(frame: pd.DataFrame) -> pd.DataFrame:
+        return replay_frame(frame, history, names, detail=detail, weights=table, timing=timing)
+
+    # Spread the groups over the shuffle partitions: adaptive execution would otherwise
+    # coalesce a small input into one partition, and the replay is CPU-bound. Read from the
+    # session's SQL conf, so it works over Spark Connect (no SparkContext).
+    parallelism = max(int(membership.sparkSession.conf.get("spark.sql.shuffle.partitions") or 8), 1)
+    selected = membership.select(*(name for name, _ in MEMBERSHIP_COLUMNS)).repartition(parallelism, "group_id")
+    output = selected.groupBy("group_id").applyInPandas(replay, schema=ddl(columns))
+    if actual is not None:
+        from spark_udfs.offsets import evaluate_actual
+
+        recorded, _ = evaluate_actual(membership, topics, actual)
+        if detail:
+            recorded = recorded.selectExpr("*", f"CAST(NULL AS {columns[-1][1]}) AS detail")
+        output = output.unionByName(recorded)
+    if not detail:
+        return output
+    output = output.cache()
+    # SQL expressions rather than pyspark.sql.functions: the same code serves classic and Connect sessions.
+    members = output.selectExpr("group_id", "snapshot_ts", "strategy", "explode(detail) AS d").selectExpr(
+        "group_id", "snapshot_ts", "strategy", "d.member AS member", "d.partitions AS partitions"
+    )
+    return output.drop("detail"), members.select(*(name for name, _ in DETAIL_COLUMNS))
