@@ -35,7 +35,7 @@ from itertools import chain, compress, groupby, repeat
 from operator import add, attrgetter, gt, itemgetter
 from typing import TYPE_CHECKING
 
-from assignors._model import TopicPartition, unchecked_tp
+from assignors._model import TopicPartition
 from assignors._sticky_claims import State, StickyResult, unclaimed, water_fill
 from assignors._sticky_exchange import SHIFT_SPREAD
 from assignors._sticky_racks import Locality, rack_pass
@@ -153,19 +153,20 @@ _FEW = 8  # free partitions of a topic below which finding them one by one beats
 
 def _unmarked(partitions_per_topic: Mapping[Topic, int], marks: bytearray) -> list[TopicPartition]:
     """The partitions ``marks`` leaves at 1 (unclaimed), in topic and partition order; only these are built."""
-    numbers = _numbers(partitions_per_topic)
+    numbers: list[int] = []
     pool: list[TopicPartition] = []
     start = 0
     for topic, count in partitions_per_topic.items():
         end = start + count
         free = marks.count(1, start, end)
         if free > _FEW:
+            numbers = numbers or _numbers(partitions_per_topic)
             chosen = compress(numbers, marks[start:end])
             pool += map(_tuple_new, repeat(TopicPartition, free), zip(repeat(topic, free), chosen, strict=True))
         elif free:
             index = marks.find(1, start, end)
             while index >= 0:
-                pool.append(unchecked_tp(topic, index - start))
+                pool.append(_tuple_new(TopicPartition, (topic, index - start)))
                 index = marks.find(1, index + 1, end)
         start = end
     return pool
