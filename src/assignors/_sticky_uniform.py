@@ -36,7 +36,7 @@ from operator import add, attrgetter, gt, itemgetter
 from typing import TYPE_CHECKING
 
 from assignors._model import TopicPartition
-from assignors._sticky_claims import State, StickyResult, unclaimed, water_fill
+from assignors._sticky_claims import State, StickyResult, water_fill
 from assignors._sticky_exchange import SHIFT_SPREAD
 from assignors._sticky_racks import Locality, rack_pass
 
@@ -401,7 +401,7 @@ def _assign_racked(
             for tp in dropped:  # dealt back to its owner later, it counts as kept (State.settle)
                 state.unkept.setdefault(tp, member)
         state.load[member] = len(kept[member])
-    pool = unclaimed(partitions_per_topic, taken)
+    pool = _unmarked(partitions_per_topic, _marks(partitions_per_topic, taken))
     if trimmed:
         pool = sorted(chain(pool, trimmed))
     if racks.enabled:
