@@ -1,7 +1,9 @@
 """Run one benchmark case in this process and print its figures as JSON.
 
 ``python -m benchmarks.case '{"assignor": "range", "workload": "identical", "args": [1000, 1000, 2000]}'``
-A fresh process per case makes the peak RSS that case's own.
+A fresh process per case makes the peak RSS that case's own. Beside the wall-clock figures
+(what the targets are about), ``cpu_median_s`` is the median CPU time of the same calls: on a
+machine shared with other work, wall time includes waiting for a core, CPU time does not.
 """
 
 from __future__ import annotations
@@ -40,14 +42,16 @@ def _assignor(name: str) -> ConsumerPartitionAssignor:
     return get_assignor(name)
 
 
-def _time(run: Any, repeat: int) -> tuple[list[float], Any]:
+def _time(run: Any, repeat: int) -> tuple[list[float], list[float], Any]:
+    """Wall-clock and CPU seconds of ``repeat`` calls after a warm-up, and the last result."""
     result = run()  # warm-up
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = run()
         times.append(time.perf_counter() - start)
-    return times, result
+        cpu.append(time.process_time() - start_cpu)
+    return times, cpu, result
 
 
 def run_case(spec: dict[str, Any]) -> dict[str, Any]:
@@ -55,17 +59,18 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     repeat = int(spec.get("repeat", 5))
     name = spec["assignor"]
     if spec.get("client") == "kafka-python":
-        times, _ = _time(lambda: kafka_python.assign(name, workload), repeat)
+        times, cpu, _ = _time(lambda: kafka_python.assign(name, workload), repeat)
     else:
         if spec.get("round") == 2:
             first: dict[str, Assignment] = _assignor(name).assign(workload.cluster, workload.subscriptions)
             workload = workloads.owning(workload, first)
-        times, result = _time(lambda: _assignor(name).assign(workload.cluster, workload.subscriptions), repeat)
+        times, cpu, result = _time(lambda: _assignor(name).assign(workload.cluster, workload.subscriptions), repeat)
         workloads.check(workload, result, withheld=name == COOPERATIVE_STICKY_ASSIGNOR_NAME)
     return {
         "median_s": statistics.median(times),
         "min_s": min(times),
         "max_s": max(times),
+        "cpu_median_s": statistics.median(cpu),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "partitions": workloads.total_partitions(workload),
     }

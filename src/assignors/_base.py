@@ -12,7 +12,7 @@ from assignors._model import Assignment, Cluster, RebalanceProtocol, Subscriptio
 from assignors._util import gc_paused
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Sequence
 
     from assignors._model import MemberId, Topic, TopicPartition
 
@@ -97,8 +97,8 @@ class AbstractPartitionAssignor(abc.ABC):
         cluster: Cluster,
         partitions_per_topic: Mapping[Topic, int],
         subscriptions: Mapping[MemberId, Subscription],
-    ) -> Mapping[MemberId, list[TopicPartition]]:
-        """The algorithm: one list for every member of ``subscriptions``."""
+    ) -> Mapping[MemberId, Sequence[TopicPartition]]:
+        """The algorithm: one list (or tuple) for every member of ``subscriptions``."""
 
     def subscription_user_data(self, topics: Collection[str]) -> bytes | None:  # noqa: ARG002 - interface
         """No user data by default."""

@@ -16,6 +16,7 @@ from assignors._model import (
     RebalanceProtocol,
 )
 from assignors._sticky_core import Claim, StickyResult, sticky_assign
+from assignors._sticky_uniform import assign_single_claims, plain_identical, round_robin
 from assignors.consumer_protocol import (
     decode_cooperative_user_data,
     decode_sticky_user_data,
@@ -24,7 +25,7 @@ from assignors.consumer_protocol import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping
+    from collections.abc import Collection, Mapping, Sequence
 
     from assignors._model import Cluster, MemberId, Subscription, Topic, TopicPartition
 
@@ -49,7 +50,7 @@ class _StickyBase(AbstractPartitionAssignor):
 
     @abc.abstractmethod
     def _claims(self, subscriptions: Mapping[MemberId, Subscription]) -> dict[MemberId, Claim]:
-        """What each member owned, and in which generation, as this assignor reads it."""
+        """What each member owned, and in which generation, as this assignor reads it (absent: owned nothing)."""
 
     def _finish(self, result: StickyResult) -> dict[MemberId, list[TopicPartition]]:
         """The protocol's last step on the sticky result (EAGER: none)."""
@@ -60,9 +61,16 @@ class _StickyBase(AbstractPartitionAssignor):
         cluster: Cluster,
         partitions_per_topic: Mapping[Topic, int],
         subscriptions: Mapping[MemberId, Subscription],
-    ) -> dict[MemberId, list[TopicPartition]]:
-        result = sticky_assign(cluster, partitions_per_topic, subscriptions, self._claims(subscriptions))
-        return self._finish(result)
+    ) -> Mapping[MemberId, Sequence[TopicPartition]]:
+        claims = self._claims(subscriptions)
+        members = plain_identical(cluster, partitions_per_topic, subscriptions)
+        if members is not None:  # the common shapes, on short paths that give what sticky_assign gives
+            if not claims:  # a fresh group: nothing to keep, nothing to withhold
+                return round_robin(partitions_per_topic, members)
+            result = assign_single_claims(partitions_per_topic, members, claims)
+            if result is not None:
+                return self._finish(result)
+        return self._finish(sticky_assign(cluster, partitions_per_topic, subscriptions, claims))
 
 
 class StickyAssignor(_StickyBase):
@@ -100,18 +108,19 @@ class StickyAssignor(_StickyBase):
         for member, subscription in subscriptions.items():
             data = subscription.user_data
             if not data:
-                claims[member] = Claim(subscription.owned_partitions, subscription.generation_id)
+                if subscription.owned_partitions:
+                    claims[member] = Claim(subscription.owned_partitions, subscription.generation_id)
                 continue
             try:
                 decoded = decode_sticky_user_data(data)
             except ProtocolError as error:
                 logger.warning("member %r: undecodable sticky user data, treated as no history: %s", member, error)
-                claims[member] = Claim((), DEFAULT_GENERATION)
                 continue
             generation = decoded.generation
             if generation is None:  # V0 carries no generation; use the subscription's own, if any
                 generation = subscription.generation_id
-            claims[member] = Claim(decoded.partitions, generation)
+            if decoded.partitions:
+                claims[member] = Claim(decoded.partitions, generation)
         return claims
 
 
@@ -156,7 +165,8 @@ class CooperativeStickyAssignor(_StickyBase):
                     generation = decode_cooperative_user_data(subscription.user_data)
                 except ProtocolError as error:
                     logger.warning("member %r: undecodable cooperative user data: %s", member, error)
-            claims[member] = Claim(subscription.owned_partitions, generation)
+            if subscription.owned_partitions:
+                claims[member] = Claim(subscription.owned_partitions, generation)
         return claims
 
     def _finish(self, result: StickyResult) -> dict[MemberId, list[TopicPartition]]:

@@ -11,38 +11,187 @@ keeps and what it receives then aims at level 5, the per-topic spread:
 * the pool (unowned and trimmed partitions) is dealt topic by topic, each partition to
   the member with room holding the fewest of its topic (ties: the most room left, then
   id);
-* nobody keeps anything (a fresh group): round robin over the sorted partitions, one
-  C-level slice per member, which is even per topic by construction.
+* nobody keeps anything (a fresh group): round robin over the sorted partitions, which
+  is even per topic by construction.
 
 With rack-aware assignment the rack layer places and trades partitions for locality
 (level 4) before and after the deal.
+
+Two short paths give the same results for the common shapes without the general claim
+resolution (the sticky assignors try them first): :func:`round_robin` when nobody claims
+anything, :func:`assign_single_claims` when every claim is valid and claimed once. Both
+need :func:`plain_identical`: the same topic list for every member, and no racks that
+could make assignment rack-aware. Partitions are built per member or only where free,
+never all at once to be filtered; claims are marked in a byte per partition, not hashed
+into a set.
 """
 
 from __future__ import annotations
 
 import heapq
 import logging
-from collections import Counter
-from itertools import chain
-from operator import itemgetter
+from collections import Counter, deque
+from itertools import chain, compress, groupby, repeat
+from operator import add, attrgetter, gt, itemgetter
 from typing import TYPE_CHECKING
 
-from assignors._model import topic_partitions
-from assignors._sticky_claims import unclaimed, water_fill
+from assignors._model import TopicPartition
+from assignors._sticky_claims import State, StickyResult, water_fill
+from assignors._sticky_exchange import SHIFT_SPREAD
 from assignors._sticky_racks import Locality, rack_pass
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Collection, Iterator, Mapping, Sequence
 
-    from assignors._model import MemberId, Topic, TopicPartition
-    from assignors._sticky_claims import State
+    from assignors._model import Cluster, MemberId, Subscription, Topic
+    from assignors._sticky_claims import Claim
     from assignors._sticky_racks import RackInfo
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["assign_identical"]
+__all__ = ["assign_identical", "assign_single_claims", "plain_identical", "round_robin"]
 
 _topic_of = itemgetter(0)
+_number_of = itemgetter(1)
+_topics_of = attrgetter("topics")
+_tuple_new = tuple.__new__
+
+
+def plain_identical(
+    cluster: Cluster, partitions_per_topic: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
+) -> list[MemberId] | None:
+    """The members, sorted, when the short paths give the general path's result; else None.
+
+    That is when all subscribe to the same topics (with metadata), racks cannot apply, and
+    the group is above the size where the exchange phase (``_sticky_exchange``) would
+    still work on the identical builder's result.
+    """
+    if not partitions_per_topic or len(set(map(_topics_of, subscriptions.values()))) != 1:
+        return None
+    if cluster.partition_racks and any(s.rack_id is not None for s in subscriptions.values()):
+        return None
+    if len(subscriptions) > 1 and sum(partitions_per_topic.values()) * len(subscriptions) <= SHIFT_SPREAD:
+        return None
+    return sorted(subscriptions)
+
+
+def round_robin(
+    partitions_per_topic: Mapping[Topic, int], members: Sequence[MemberId]
+) -> dict[MemberId, tuple[TopicPartition, ...]]:
+    """A fresh group (nobody claims anything) of ``plain_identical`` members: the round robin, as tuples."""
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("sticky: %d members, identical subscriptions, nothing claimed: round robin", len(members))
+    return {member: tuple(share) for member, share in _shares(partitions_per_topic, members)}
+
+
+def assign_single_claims(
+    partitions_per_topic: Mapping[Topic, int], members: list[MemberId], claims: Mapping[MemberId, Claim]
+) -> StickyResult | None:
+    """``plain_identical`` members whose claims are all single and valid; None when some are not.
+
+    Every claimed partition exists, is subscribed and is claimed by one member only, so
+    generations cannot matter. The result is the one the general path (claim resolution,
+    then :func:`assign_identical`) gives; this path skips its per-member work, most of a
+    small group's cost. Its ``claimed`` holds the claimed partitions that a member may
+    receive as new, the trimmed ones (every other claimed partition stays with its
+    claimer), which is all a cooperative round looks up in it.
+    """
+    partitions = [claim.partitions for claim in claims.values()]
+    every = list(chain.from_iterable(partitions))
+    try:
+        if not _numbers_exist(every, partitions_per_topic):
+            return None
+        marks = _marks(partitions_per_topic, every)
+    except KeyError:  # a claim on a topic without metadata or not subscribed
+        return None
+    if marks.count(0) != len(every):  # a partition claimed twice
+        return None
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("sticky: %d members, identical subscriptions, every claim single and valid", len(members))
+    kept: dict[MemberId, list[TopicPartition]] = {m: [] for m in members}
+    kept.update(zip(claims, map(list, partitions), strict=True))
+    state = State(dict.fromkeys(members, 0), kept, {m: [] for m in members})
+    trimmed = _Deal(partitions_per_topic, members, state).run(_unmarked(partitions_per_topic, marks))
+    return StickyResult(state.kept, state.new, set(trimmed))
+
+
+def _numbers_exist(claimed: Sequence[TopicPartition], partitions_per_topic: Mapping[Topic, int]) -> bool:
+    """Whether each claimed partition's number is below its topic's count (KeyError: a topic is not there)."""
+    if max(map(_number_of, claimed), default=-1) < min(partitions_per_topic.values()):
+        return True
+    counts = map(partitions_per_topic.__getitem__, map(_topic_of, claimed))
+    return all(map(gt, counts, map(_number_of, claimed)))
+
+
+def _numbers(partitions_per_topic: Mapping[Topic, int]) -> list[int]:
+    """``0 .. N - 1`` for the largest partition count ``N``: every topic's partitions share these int objects."""
+    return list(range(max(partitions_per_topic.values(), default=0)))
+
+
+def _marks(partitions_per_topic: Mapping[Topic, int], claimed: Collection[TopicPartition]) -> bytearray:
+    """One byte per partition (topic by topic, then by number): 0 where ``claimed`` holds it, else 1.
+
+    Marking costs a few C-level steps per claim and touches a byte array of one byte per
+    partition: no hashing, and no set of a million entries to build and walk.
+
+    Raises:
+        KeyError: a claimed partition's topic is not in ``partitions_per_topic``.
+    """
+    offsets: dict[Topic, int] = {}
+    total = 0
+    for topic, count in partitions_per_topic.items():
+        offsets[topic] = total
+        total += count
+    marks = bytearray(b"\x01") * total
+    indexes = map(add, map(offsets.__getitem__, map(_topic_of, claimed)), map(_number_of, claimed))
+    deque(map(marks.__setitem__, indexes, repeat(0)), maxlen=0)  # consumed in C
+    return marks
+
+
+_FEW = 8  # free partitions of a topic below which finding them one by one beats a pass over the topic
+
+
+def _unmarked(partitions_per_topic: Mapping[Topic, int], marks: bytearray) -> list[TopicPartition]:
+    """The partitions ``marks`` leaves at 1 (unclaimed), in topic and partition order; only these are built."""
+    numbers: list[int] = []
+    pool: list[TopicPartition] = []
+    start = 0
+    for topic, count in partitions_per_topic.items():
+        end = start + count
+        free = marks.count(1, start, end)
+        if free > _FEW:
+            numbers = numbers or _numbers(partitions_per_topic)
+            chosen = compress(numbers, marks[start:end])
+            pool += map(_tuple_new, repeat(TopicPartition, free), zip(repeat(topic, free), chosen, strict=True))
+        elif free:
+            index = marks.find(1, start, end)
+            while index >= 0:
+                pool.append(_tuple_new(TopicPartition, (topic, index - start)))
+                index = marks.find(1, index + 1, end)
+        start = end
+    return pool
+
+
+def _shares(
+    partitions_per_topic: Mapping[Topic, int], members: Sequence[MemberId]
+) -> Iterator[tuple[MemberId, Iterator[TopicPartition]]]:
+    """Round robin over the sorted partitions: member ``i`` takes every ``M``-th from the ``i``-th on.
+
+    Each member's partitions are built together (slices of the topic and number columns,
+    then one C-level pass), so they lie together in memory: copying and freeing them later
+    runs through memory in order, not ``M`` apart.
+    """
+    numbers = _numbers(partitions_per_topic)
+    topic_column: list[Topic] = []
+    number_column: list[int] = []
+    for topic, count in sorted(partitions_per_topic.items()):
+        topic_column += repeat(topic, count)
+        number_column += numbers[:count]
+    step = len(members)
+    for index, member in enumerate(members):
+        topics = topic_column[index::step]
+        pairs = zip(topics, number_column[index::step], strict=True)
+        yield member, map(_tuple_new, repeat(TopicPartition, len(topics)), pairs)
 
 
 def assign_identical(
@@ -58,17 +207,16 @@ def assign_identical(
     elif not taken:
         _round_robin(partitions_per_topic, members, state)
     else:
-        _Deal(partitions_per_topic, members, state).run(taken)
+        pool = _unmarked(partitions_per_topic, _marks(partitions_per_topic, taken))
+        _Deal(partitions_per_topic, members, state).run(pool)
 
 
 def _round_robin(partitions_per_topic: Mapping[Topic, int], members: Sequence[MemberId], state: State) -> None:
-    """Nobody keeps anything: member ``i`` takes every ``M``-th partition from the ``i``-th on."""
-    every = list(chain.from_iterable(topic_partitions(t, n) for t, n in sorted(partitions_per_topic.items())))
-    count = len(members)
+    """Nobody keeps anything: the round robin of :func:`_shares`, into ``state``."""
     new, load = state.new, state.load
-    for index, member in enumerate(members):
-        new[member] = share = every[index::count]
-        load[member] = len(share)
+    for member, share in _shares(partitions_per_topic, members):
+        new[member] = partitions = list(share)
+        load[member] = len(partitions)
 
 
 def _quotas(total: int, members: Sequence[MemberId], owned: Mapping[MemberId, int]) -> tuple[dict[MemberId, int], int]:
@@ -79,10 +227,13 @@ def _quotas(total: int, members: Sequence[MemberId], owned: Mapping[MemberId, in
     """
     low, extra = divmod(total, len(members))
     quotas = dict.fromkeys(members, low)
-    for member in members:
-        if extra and owned[member] > low:
-            quotas[member] = low + 1
-            extra -= 1
+    if extra:
+        for member in members:
+            if owned[member] > low:
+                quotas[member] = low + 1
+                extra -= 1
+                if not extra:
+                    break
     return quotas, extra
 
 
@@ -93,44 +244,51 @@ class _Deal:
         self._counts = partitions_per_topic
         self._members = members
         self._state = state
-        count = len(members)
-        self._floor = {t: n // count for t, n in partitions_per_topic.items()}
-        self._room_above = {t: n % count for t, n in partitions_per_topic.items()}  # members that may hold floor + 1
+        self._floor: dict[Topic, int] = {}  # per topic N_T // M, and how many members may still hold one more
+        self._room_above: dict[Topic, int] = {}
 
-    def run(self, taken: set[TopicPartition]) -> None:
+    def run(self, pool: list[TopicPartition]) -> list[TopicPartition]:
+        """Trim, then deal ``pool`` (the unclaimed partitions, in topic and partition order) and the trimmed ones.
+
+        Returns the trimmed partitions (claimed, and now with other members).
+        """
         state, members = self._state, self._members
         kept, load = state.kept, state.load
-        quotas, free = _quotas(sum(self._counts.values()), members, {m: len(kept[m]) for m in members})
-        receivers = [m for m in members if len(kept[m]) < quotas[m] or (free and len(kept[m]) == quotas[m])]
+        load.update(zip(members, map(len, map(kept.__getitem__, members)), strict=True))
+        total = sum(self._counts.values())
+        quotas, free = _quotas(total, members, load)
+        receivers = [m for m in members if load[m] < quotas[m] or (free and load[m] == quotas[m])]
         per_topic, trimmed = self._trim_all(quotas)
-        for member in members:
-            load[member] = len(kept[member])
         if not receivers:
-            return
-        pool = unclaimed(self._counts, taken)
+            return trimmed
         if trimmed:
             pool = sorted(chain(pool, trimmed))
         for member in receivers:
             if member not in per_topic:
                 per_topic[member] = Counter(map(_topic_of, kept[member]))
-        low = sum(self._counts.values()) // len(members)
+        low = total // len(members)
         above = {m for m in receivers if quotas[m] > low}  # already hold their extra slot
         self._deal(pool, receivers, {m: quotas[m] - load[m] for m in receivers}, (free, above), per_topic)
+        return trimmed
 
     def _trim_all(self, quotas: Mapping[MemberId, int]) -> tuple[dict[MemberId, Counter[Topic]], list[TopicPartition]]:
         """Trim every member over its quota; returns the per-topic counts known so far and what was trimmed."""
-        kept = self._state.kept
-        over = [m for m in self._members if len(kept[m]) > quotas[m]]
+        kept, load = self._state.kept, self._state.load
+        over = [m for m in self._members if load[m] > quotas[m]]
         per_topic: dict[MemberId, Counter[Topic]] = {}
         if not over:
             return per_topic, []
+        count = len(self._members)
+        self._floor = {t: n // count for t, n in self._counts.items()}
+        self._room_above = {t: n % count for t, n in self._counts.items()}
         for member in self._members:
-            if len(kept[member]) <= quotas[member]:
+            if load[member] <= quotas[member]:
                 self._take_room(per_topic.setdefault(member, Counter(map(_topic_of, kept[member]))))
         trimmed: list[TopicPartition] = []
         for member in over:
             kept[member], dropped = self._trim(kept[member], quotas[member])
             per_topic[member] = Counter(map(_topic_of, kept[member]))
+            load[member] = quotas[member]
             trimmed.extend(dropped)
         return per_topic, trimmed
 
@@ -189,18 +347,17 @@ class _Deal:
         are free, and who holds one already) when at ``N // M``: the free slots go where they even the spread.
         """
         new, load = self._state.new, self._state.load
+        if len(receivers) == 1:  # one member joined, say: it has room for the whole pool
+            new[receivers[0]].extend(pool)
+            load[receivers[0]] += len(pool)
+            return
         free, extra_taken = extra
-        start = 0
-        while start < len(pool):
-            topic = pool[start][0]
-            end = start
-            while end < len(pool) and pool[end][0] == topic:
-                end += 1
+        for topic, partitions in groupby(pool, _topic_of):
             heap = [
                 (per_topic[m][topic], -need[m], m) for m in receivers if need[m] > 0 or (free and m not in extra_taken)
             ]
             heapq.heapify(heap)
-            for tp in pool[start:end]:
+            for tp in partitions:
                 while True:
                     held, minus_room, member = heapq.heappop(heap)
                     if minus_room < 0 or (free and member not in extra_taken):
@@ -214,7 +371,6 @@ class _Deal:
                 per_topic[member][topic] = held + 1
                 if room > 0 or (free and member not in extra_taken):
                     heapq.heappush(heap, (held + 1, -room, member))
-            start = end
 
 
 def _assign_racked(
@@ -245,7 +401,7 @@ def _assign_racked(
             for tp in dropped:  # dealt back to its owner later, it counts as kept (State.settle)
                 state.unkept.setdefault(tp, member)
         state.load[member] = len(kept[member])
-    pool = unclaimed(partitions_per_topic, taken)
+    pool = _unmarked(partitions_per_topic, _marks(partitions_per_topic, taken))
     if trimmed:
         pool = sorted(chain(pool, trimmed))
     if racks.enabled:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Iterable, Mapping
 
     from assignors._model import MemberId, Subscription
 
@@ -63,9 +62,8 @@ def kafka_member_order(subscriptions: Mapping[MemberId, Subscription]) -> list[M
 _MANY_YOUNG = 100_000  # young objects above which re-enabling the collector would walk them all at once
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for the duration of the block.
+class gc_paused:  # noqa: N801 - used as a function, like contextlib's context managers
+    """Pause Python's cyclic garbage collector for the duration of a ``with`` block.
 
     An assignment of a million partitions allocates a million small tuples; each batch
     of allocations triggers a collection that walks the whole young heap, which made up
@@ -78,14 +76,20 @@ def gc_paused() -> Iterator[None]:
     nothing in the process is frozen (``gc.freeze``, as pre-forking servers use it),
     ``freeze`` then ``unfreeze`` moves them to the oldest generation without walking
     them; they are collected as usual from there.
+
+    A class rather than a ``contextlib.contextmanager`` generator: a small group's whole
+    assignment takes about 0.1 ms, of which a generator-based manager took a few percent.
     """
-    was_enabled = gc.isenabled()
-    if was_enabled:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
+
+    __slots__ = ("_was_enabled",)
+
+    def __enter__(self) -> None:
+        self._was_enabled = gc.isenabled()
+        if self._was_enabled:
+            gc.disable()
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._was_enabled:
             if gc.get_count()[0] > _MANY_YOUNG and gc.get_freeze_count() == 0:
                 gc.freeze()
                 gc.unfreeze()
