@@ -33,9 +33,10 @@ The builders (one per shape, chosen here and logged at DEBUG, as Kafka logs its 
   until the sticky condition holds, new ones (or a chain of two new ones) before
   revoking a kept one.
 * ``_sticky_racks``: KIP-881 rack awareness shared by both builders.
-* ``_sticky_exchange``: then, in small groups (members x partitions up to 5,000), an
-  exact improvement phase: negative-cycle cancelling on the exchange graph for levels 3
-  and 4 (level 5 through a convex proxy), with mixed subscriptions load shifts
+* ``_sticky_exchange``: then, in small groups (members x partitions up to 250; 1,000
+  with identical subscriptions and no racks), unless a certificate shows the builder's
+  result optimal, an exact improvement phase: negative-cycle cancelling on the exchange
+  graph for levels 3 and 4 (level 5 through a convex proxy), with mixed subscriptions load shifts
   re-optimised at the shifted loads, and without racks swaps that even the spread. On
   the oracle corpus (tests/sticky_oracle.py) levels 3 and 4 are then exact on every
   group and level 5 on all but 1% (at most 3 wider).

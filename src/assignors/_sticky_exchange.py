@@ -1,5 +1,7 @@
 """The sticky core's exact improvement phase: cycle cancelling on the exchange graph of small groups.
 
+(Over 450 lines: the graph, its certificates and its searches share one state.)
+
 After a builder, the assignment is valid and balanced. For a fixed vector of member
 loads, levels 3 and 4 of the objective (partitions taken from their current owner,
 rack-mismatched placements) are a transportation problem: partitions to eligible
@@ -27,9 +29,15 @@ levels 3 and 4 and lower the per-topic spread itself (not its proxy) are made un
 is left. (With racks, a partition kept off its owner's racks is free to move in the next
 round, where the proxy could undo such a swap: the fixpoint would break.)
 
-The phase runs on small groups only (members x partitions up to :data:`LIMIT`; with
-identical subscriptions and no racks, where the builder is exact at levels 3 and 4, up to
-:data:`SHIFT_SPREAD`), and only when a partition is new to its member or racks apply.
+The phase runs on small groups only (members x partitions up to :data:`LIMIT`, the size
+of the oracle corpus's groups; with identical subscriptions and no racks, where the
+builder is exact at levels 3 and 4, up to :data:`SHIFT_SPREAD`), and only when a
+partition is new to its member or racks apply. It searches nothing when a certificate
+shows the builder's result optimal: every topic's spread at most one (the proxy and level
+5 at their minimum, whatever the loads), no rack mismatch, and each member keeping all it
+could (its load or what it owns of the topics it may hold; with identical subscriptions,
+the ``N // M + 1`` loads to the members owning the most). Most rebalances of a Spark
+replay stop there.
 """
 
 from __future__ import annotations
@@ -49,9 +57,9 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["LIMIT", "SHIFT_MEMBERS", "SHIFT_SPREAD", "improve"]
 
-LIMIT = 5_000  # members x partitions: above it the builders' result stands
+LIMIT = 250  # members x partitions (6 x 40 in the oracle corpus): above it the builders' result stands
 SHIFT_MEMBERS = 8  # load shifts (mixed subscriptions) are searched in groups up to this many members
-SHIFT_SPREAD = 1_000  # ... and, when levels 3 and 4 are already at zero, up to this many members x partitions
+SHIFT_SPREAD = 1_000  # identical subscriptions without racks: the phase runs up to this many members x partitions
 
 # A move: the partition, its giver and its receiver. An arc: tail node, head node, weight
 # and its move (None: an arc that only changes a count).
@@ -74,10 +82,10 @@ def improve(  # noqa: PLR0913, PLR0917 - the algorithm's whole state
     """
     total = sum(partitions_per_topic.values())
     size = total * len(members)
-    if len(members) < 2 or size > LIMIT:  # noqa: PLR2004 - one member has no choice
+    if len(members) < 2:  # noqa: PLR2004 - one member has no choice
         return
-    if identical and not racks.enabled and size > SHIFT_SPREAD:
-        return  # the builder is exact at levels 3 and 4 there: only the spread proxy could gain
+    if size > (SHIFT_SPREAD if identical and not racks.enabled else LIMIT):
+        return  # identical without racks, the builder is exact at levels 3 and 4: only the spread could gain
     if not any(state.new[m] for m in members) and not racks.enabled:
         return  # everyone keeps what it owned: any move would revoke
     owners = {tp: member for member, partitions in claims.items() for tp in partitions}
@@ -201,18 +209,54 @@ class _Exchange:
         return [(self._cost(tp, member), tp) for tp in sorted(seen.values())]
 
     def run(self) -> None:
-        cycles = self._cancel()
+        self._allow(self._load)
+        even = self._even()
+        settled = even and self._at_bound()  # the builder's result is provably optimal: no cycle to find
+        cycles = 0 if settled else self._cancel()
         shifts = 0
-        if self._shifts_worth_it():
+        if self._shifts_worth_it(settled):
             while self._shift_load():
                 shifts += 1
-        swaps = 0 if self._racks.enabled else self._even_spread()
+        swaps = 0 if self._racks.enabled or (settled or self._even()) else self._even_spread()
         if cycles or shifts or swaps:
             self._write_back()
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(
                 "sticky exchange: %d cycles, %d load shifts and %d swaps improved the assignment", cycles, shifts, swaps
             )
+
+    def _even(self) -> bool:
+        """Every topic's spread at most one: the proxy (and level 5) at its minimum, whatever the loads."""
+        held = self._held
+        for topic, subscribers in self._subscribers.items():
+            counts = [len(held[m, topic]) for m in subscribers]
+            if max(counts) - min(counts) > 1:
+                return False
+        return True
+
+    def _at_bound(self) -> bool:
+        """Nothing to win at levels 3 and 4: no rack mismatch, and each member keeps all it could keep.
+
+        A member keeps at most its load and at most what it owns of the topics it may hold;
+        with identical subscriptions, the loads ``N // M + 1`` go to those owning the most.
+        """
+        racks, owner, allowed = self._racks, self._owner, self._allowed
+        owned = dict.fromkeys(self._members, 0)
+        kept = dict.fromkeys(self._members, 0)
+        for tp, member in owner.items():
+            if member in owned and member in allowed[tp[0]]:
+                owned[member] += 1
+        for (member, _), parts in self._held.items():
+            for tp in parts:
+                if owner.get(tp) == member:
+                    kept[member] += 1
+                if racks.enabled and not racks.local(member, tp):
+                    return False
+        if self._identical:
+            floor, extra = self._floor, len(self._start) % len(self._members)
+            over = sum(1 for m in self._members if owned[m] > floor)
+            return sum(kept.values()) == sum(min(n, floor) for n in owned.values()) + min(extra, over)
+        return all(kept[m] == min(self._load[m], owned[m]) for m in self._members)
 
     def _spread(self, topic: Topic) -> int:
         counts = [len(self._held[m, topic]) for m in self._subscribers[topic]]
@@ -223,45 +267,99 @@ class _Exchange:
 
         The proxy of the cycles is not the spread: a swap that evens two topics may add
         squares. A swap keeps every load, and is made only when it costs nothing at levels 3
-        and 4 (no racks here: the cost is the owners alone).
+        and 4 (no racks here: the cost is the owners alone). The first swap in the order
+        (member, member, topic, topic) is made, then the search starts again.
         """
         swaps = 0
-        improved = True
-        while improved:
-            improved = False
-            for a, b, p, q in self._swap_candidates():
-                topics = (p[0], q[0])
-                before = sum(map(self._spread, topics))
-                self._apply([(p, a, b), (q, b, a)])
-                if sum(map(self._spread, topics)) < before:
-                    swaps += 1
-                    improved = True
-                    break
-                self._apply([(p, b, a), (q, a, b)])
+        while (swap := self._first_swap()) is not None:
+            a, b, p, q = swap
+            self._apply([(p, a, b), (q, b, a)])
+            swaps += 1
         return swaps
 
-    def _swap_candidates(self) -> Iterator[tuple[MemberId, MemberId, TopicPartition, TopicPartition]]:
-        """Members ``a`` and ``b`` and a partition of each, of two topics both may hold, free at level 3."""
-        members, held, allowed, cost = self._members, self._held, self._allowed, self._cost
-        for index, a in enumerate(members):
-            for b in members[index + 1 :]:
-                for p_topic in sorted(self._member_topics[a]):
-                    if b not in allowed[p_topic] or not held[a, p_topic]:
-                        continue
-                    for q_topic in sorted(self._member_topics[b]):
-                        if q_topic == p_topic or a not in allowed[q_topic] or not held[b, q_topic]:
-                            continue
-                        p = min(held[a, p_topic], key=lambda tp: (cost(tp, b) - cost(tp, a), tp))
-                        q = min(held[b, q_topic], key=lambda tp: (cost(tp, a) - cost(tp, b), tp))
-                        if cost(p, b) + cost(q, a) <= cost(p, a) + cost(q, b):
-                            yield a, b, p, q
+    def _first_swap(self) -> tuple[MemberId, MemberId, TopicPartition, TopicPartition] | None:
+        """The first swap (in member, member, topic, topic order) that lowers the spread and is free at level 3."""
+        held, cost, members = self._held, self._cost, self._members
+        for i, j, p_topic, q_topic in sorted(self._narrowing_swaps()):
+            a, b = members[i], members[j]
+            p = min(held[a, p_topic], key=lambda tp: (cost(tp, b) - cost(tp, a), tp))
+            q = min(held[b, q_topic], key=lambda tp: (cost(tp, a) - cost(tp, b), tp))
+            if cost(p, b) + cost(q, a) <= cost(p, a) + cost(q, b):
+                return a, b, p, q
+        return None
 
-    def _shifts_worth_it(self) -> bool:
-        """Mixed subscriptions, few members, and something at level 3 or 4 to win (or a small group)."""
+    def _narrowing_swaps(self) -> set[tuple[int, int, Topic, Topic]]:
+        """Every swap (``a``'s index, ``b``'s, the topic ``a`` gives, the one ``b`` gives) that lowers the spread.
+
+        A swap lowers the spread only when one of its topics passes from its only holder of
+        the most or to its only holder of the fewest: the search starts from those members.
+        """
+        held, allowed = self._held, self._allowed
+        stats: dict[Topic, tuple[int, int, int, int]] = {}
+        for topic, subscribers in self._subscribers.items():
+            counts = [len(held[m, topic]) for m in subscribers]
+            high, low = max(counts), min(counts)
+            stats[topic] = (high, counts.count(high), low, counts.count(low))
+        found: set[tuple[int, int, Topic, Topic]] = set()
+        for topic, subscribers in self._subscribers.items():
+            high, highs, low, lows = stats[topic]
+            if high - low < 2:  # noqa: PLR2004 - a spread of one cannot narrow
+                continue
+            for special in subscribers:
+                count = len(held[special, topic])
+                if not ((count == high and highs == 1) or (count == low and lows == 1)):
+                    continue
+                for other in subscribers:
+                    giver, receiver = (special, other) if count == high else (other, special)
+                    if other == special or receiver not in allowed[topic] or not held[giver, topic]:
+                        continue
+                    gain = self._narrowing(stats[topic], topic, giver, receiver)
+                    found.update(self._swaps_back(stats, gain, topic, giver, receiver))
+        return found
+
+    def _swaps_back(
+        self,
+        stats: Mapping[Topic, tuple[int, int, int, int]],
+        gain: int,
+        topic: Topic,
+        giver: MemberId,
+        receiver: MemberId,
+    ) -> Iterator[tuple[int, int, Topic, Topic]]:
+        """The swaps in which ``receiver`` pays ``topic`` (changing the spread by ``gain``) back with another."""
+        held, allowed, order = self._held, self._allowed, self._node
+        for back in self._member_topics[receiver]:
+            if back == topic or giver not in allowed[back] or not held[receiver, back]:
+                continue
+            if gain + self._narrowing(stats[back], back, receiver, giver) < 0:
+                if order[giver] < order[receiver]:
+                    yield order[giver], order[receiver], topic, back
+                else:
+                    yield order[receiver], order[giver], back, topic
+
+    def _narrowing(self, stats: tuple[int, int, int, int], topic: Topic, giver: MemberId, receiver: MemberId) -> int:
+        """How the spread of ``topic`` changes when ``giver`` passes one to ``receiver``.
+
+        ``stats``: the topic's most and how many hold it, its fewest and how many hold that.
+        """
+        high, highs, low, lows = stats
+        gives, gets = len(self._held[giver, topic]) - 1, len(self._held[receiver, topic]) + 1
+        top = high + 1 if gets > high else high - 1 if gets < high and gives + 1 == high and highs == 1 else high
+        bottom = low - 1 if gives < low else low + 1 if gives > low and gets - 1 == low and lows == 1 else low
+        return top - bottom - high + low
+
+    def _shifts_worth_it(self, settled: bool) -> bool:  # noqa: FBT001 - internal
+        """Mixed subscriptions, few members, and something at level 3 or 4 to win (or a small group).
+
+        ``settled``: the builder's result is optimal at its loads; with nothing taken and no
+        mismatch, it is optimal at any loads.
+        """
         members = len(self._members)
         if self._identical or members > SHIFT_MEMBERS:
             return False
-        return self._total() >= self._w4 or members * len(self._start) <= SHIFT_SPREAD
+        total = self._total()
+        if settled and total < self._w4:
+            return False
+        return total >= self._w4 or members * len(self._start) <= SHIFT_SPREAD
 
     def _cancel(self) -> int:
         """Cancel negative cycles at today's loads until none is left; returns how many."""
