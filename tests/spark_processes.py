@@ -107,8 +107,13 @@ def wait_for_port(process: Process, port: int, timeout: float = 180.0) -> None:
     raise RuntimeError(msg)
 
 
-def start_connect_server(log_dir: Path, *, master: str = "local[2]") -> tuple[Process, str]:
-    """A Spark Connect server on a free loopback port; returns it and its ``sc://`` URL."""
+def start_connect_server(
+    log_dir: Path, *, master: str = "local[2]", python: str = sys.executable, conf: dict[str, str] | None = None
+) -> tuple[Process, str]:
+    """A Spark Connect server on a free loopback port, its Python workers on ``python``; returns it and its URL.
+
+    ``conf``: more Spark settings (``--conf``), e.g. the executors' memory on a standalone ``master``.
+    """
     port = free_port()
     home = spark_home()
     command = [
@@ -122,9 +127,11 @@ def start_connect_server(log_dir: Path, *, master: str = "local[2]") -> tuple[Pr
         "--conf", "spark.ui.enabled=false",
         "--conf", "spark.sql.shuffle.partitions=8",
         "--conf", "spark.python.worker.reuse=true",
+        "--conf", f"spark.pyspark.python={python}",
+        *(item for key, value in (conf or {}).items() for item in ("--conf", f"{key}={value}")),
         "spark-internal",
     ]  # fmt: skip
-    server = start("spark-connect-server", command, log_dir, loopback_env())
+    server = start("spark-connect-server", command, log_dir, loopback_env(python))
     try:
         wait_for_port(server, port)
     except BaseException:
