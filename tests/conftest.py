@@ -73,6 +73,17 @@ def connect_mode(monkeypatch: pytest.MonkeyPatch, connect_spark: SparkSession) -
     return connect_spark
 
 
+_CONNECT_FIXTURES = frozenset({"connect_url", "connect_spark", "connect_mode"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that uses the Spark Connect server is marked ``connect`` (``make connect`` selects them)."""
+    for item in items:
+        if _CONNECT_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.connect)
+
+
 @pytest.fixture(params=["local", pytest.param("connect", marks=pytest.mark.connect)])
 def session(request: pytest.FixtureRequest) -> SparkSession:
     """A local session, then a Spark Connect one."""

@@ -6,12 +6,15 @@
   ``org.apache.spark.deploy.worker.Worker`` processes.
 
 Every process starts in its own session (process group), so stopping it by its PID also ends
-the Python workers it forked.
+the Python workers it forked. On Linux each also gets SIGTERM when the test process dies
+(``PR_SET_PDEATHSIG``), so a killed pytest leaves no server behind.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import os
 import signal
 import socket
@@ -23,6 +26,15 @@ from pathlib import Path
 from typing import IO
 
 LOOPBACK = "127.0.0.1"
+_PR_SET_PDEATHSIG = 1
+# Loaded before any fork: the child only calls into it.
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True) if sys.platform == "linux" else None
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGTERM when the process that started it dies."""
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def spark_home() -> Path:
@@ -86,7 +98,13 @@ def start(name: str, command: list[str], log_dir: Path, env: dict[str, str]) -> 
     log = log_dir / f"{name}.log"
     log_file = log.open("wb")
     popen = subprocess.Popen(  # noqa: S603 - pyspark's own launchers, fixed arguments
-        command, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+        command,
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+        preexec_fn=_die_with_parent,  # noqa: PLW1509 - a single prctl call, no locks
     )
     return Process(name, popen, log, log_file)
 
@@ -107,8 +125,13 @@ def wait_for_port(process: Process, port: int, timeout: float = 180.0) -> None:
     raise RuntimeError(msg)
 
 
-def start_connect_server(log_dir: Path, *, master: str = "local[2]") -> tuple[Process, str]:
-    """A Spark Connect server on a free loopback port; returns it and its ``sc://`` URL."""
+def start_connect_server(
+    log_dir: Path, *, master: str = "local[2]", python: str = sys.executable, conf: dict[str, str] | None = None
+) -> tuple[Process, str]:
+    """A Spark Connect server on a free loopback port, its Python workers on ``python``; returns it and its URL.
+
+    ``conf``: more Spark settings (``--conf``), e.g. the executors' memory on a standalone ``master``.
+    """
     port = free_port()
     home = spark_home()
     command = [
@@ -122,9 +145,11 @@ def start_connect_server(log_dir: Path, *, master: str = "local[2]") -> tuple[Pr
         "--conf", "spark.ui.enabled=false",
         "--conf", "spark.sql.shuffle.partitions=8",
         "--conf", "spark.python.worker.reuse=true",
+        "--conf", f"spark.pyspark.python={python}",
+        *(item for key, value in (conf or {}).items() for item in ("--conf", f"{key}={value}")),
         "spark-internal",
     ]  # fmt: skip
-    server = start("spark-connect-server", command, log_dir, loopback_env())
+    server = start("spark-connect-server", command, log_dir, loopback_env(python))
     try:
         wait_for_port(server, port)
     except BaseException:

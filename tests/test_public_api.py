@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import subprocess
 import sys
 import typing
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -31,14 +33,38 @@ def test_all_lists_the_public_names() -> None:
 
 
 def test_import_is_dependency_free() -> None:
-    """`import assignors` imports none of pyspark, pandas, pyarrow or hypothesis."""
+    """`import assignors` imports none of pyspark, pandas, pyarrow or hypothesis, nor the Spark layer."""
     code = (
         "import sys, assignors, assignors.metrics, assignors.consumer_protocol, assignors.rebalance, assignors.cli, "
         "assignors.consumer_group; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'pyspark', 'pandas', 'pyarrow', 'hypothesis'}))"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'pyspark', 'pandas', 'pyarrow', 'hypothesis', 'spark_udfs'}))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout  # noqa: S603
     assert out.strip() == "[]"
+
+
+def _imported_modules(path: Path) -> set[str]:
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            imported.add(node.module)
+    return imported
+
+
+def test_layers_point_one_way() -> None:
+    """No module of assignors imports spark_udfs (its commands come as entry points); submit.py imports only
+    spark_udfs (and the standard library)."""
+    source = Path(assignors.__file__).parent
+    assert [
+        str(path.relative_to(source))
+        for path in sorted(source.rglob("*.py"))
+        if any(name.split(".")[0] == "spark_udfs" for name in _imported_modules(path))
+    ] == []
+    submit = source.parent / "spark_udfs" / "submit.py"
+    assert {name.split(".")[0] for name in _imported_modules(submit)} == {"sys", "spark_udfs"}
 
 
 def test_builtin_assignors_satisfy_the_protocol() -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from assignors._model import MemberId, Subscription
+    from assignors._model import MemberId, Subscription, TopicPartition
 
 _FIRST_SUPPLEMENTARY = "\U00010000"
 
@@ -29,6 +29,14 @@ def java_sorted(items: Iterable[str]) -> list[str]:
     result = sorted(items)
     if any(item and max(item) >= _FIRST_SUPPLEMENTARY for item in result):
         result.sort(key=java_string_key)
+    return result
+
+
+def java_sorted_partitions(partitions: Iterable[TopicPartition]) -> list[TopicPartition]:
+    """Partitions by topic in Java's ``String.compareTo`` order, then by number, cheaply when that is Python's."""
+    result = sorted(partitions)
+    if any(max(tp.topic) >= _FIRST_SUPPLEMENTARY for tp in result):
+        result.sort(key=lambda tp: (java_string_key(tp.topic), tp.partition))
     return result
 
 

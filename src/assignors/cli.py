@@ -13,8 +13,8 @@ or ``["consumer-range"]``).
 
 Other packages add commands through the entry-point group ``assignors.commands`` (loaded in
 name order): each entry is a callable ``register(subparsers)`` that adds one sub-parser and
-sets ``run=FUNC`` with ``FUNC(args) -> int``. The Spark layer registers ``evaluate`` and
-``demo`` this way (:mod:`spark_udfs.cli`), so this module never names it. A command may raise
+sets ``run=FUNC`` with ``FUNC(args) -> int``. The Spark layer registers ``evaluate``, ``demo``
+and ``collect`` this way, so this module never names it. A command may raise
 :class:`CliError` (or an :class:`~assignors.AssignorError`) to print one line and exit with 2.
 """
 

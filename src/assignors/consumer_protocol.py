@@ -4,7 +4,9 @@ What a member sends in JoinGroup (``ConsumerProtocolSubscription``) and receives
 SyncGroup (``ConsumerProtocolAssignment``), versions 0 to 3, byte for byte as Kafka's
 ``ConsumerProtocol`` writes them: an INT16 version, then the fields of that version
 (big-endian INT16/INT32, STRING = INT16 length + UTF-8, nullable with length -1,
-ARRAY = INT32 count + elements). The encoder writes topics and owned partitions sorted;
+ARRAY = INT32 count + elements). The encoder writes topics and owned partitions sorted in
+Java's ``String.compareTo`` order (UTF-16 code units, not code points: a name beyond the BMP
+sorts before one in U+E000-U+FFFF);
 a blob of a version above 3 decodes as version 3 and its extra trailing fields are
 ignored, as Kafka's parser does.
 
@@ -40,6 +42,7 @@ from assignors._model import (
     unchecked_assignment,
     unchecked_tp,
 )
+from assignors._util import java_sorted, java_sorted_partitions
 from assignors._wire import Reader as _Reader
 from assignors._wire import Writer as _Writer
 
@@ -218,11 +221,11 @@ def encode_subscription(subscription: Subscription, version: int = HIGHEST_VERSI
     writer = _Writer()
     writer.int16(written)
     writer.int32(len(subscription.topics))
-    for topic in subscription.topics:  # kept sorted by Subscription
+    for topic in java_sorted(subscription.topics):  # Subscription sorts by code point; Java by UTF-16 unit
         writer.string(topic, "topic")
     writer.nullable_bytes(subscription.user_data)
     if written >= 1:
-        _write_topic_partitions(writer, subscription.owned_partitions)  # sorted by Subscription
+        _write_topic_partitions(writer, java_sorted_partitions(subscription.owned_partitions))
     if written >= 2:  # noqa: PLR2004 - protocol version
         writer.int32(subscription.generation_id, "generation_id")
     if written >= 3:  # noqa: PLR2004 - protocol version

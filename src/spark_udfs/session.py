@@ -6,6 +6,7 @@ import os
 import shutil
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
@@ -20,6 +21,7 @@ __all__ = [
     "get_session",
     "is_connect",
     "settings_for",
+    "ship_packages",
     "ship_wheels",
 ]
 
@@ -54,7 +56,8 @@ def get_session(master: str | None = None, app_name: str = "assignors", *, remot
     - Neither ``master`` nor ``remote``: the active session if there is one (so the one
       ``spark-submit`` configured, on its master), else a new ``local[*]`` session.
     - ``remote`` (``sc://HOST:PORT``): a Spark Connect client; only UTC session time and Arrow
-      are set, as the server owns everything else.
+      are set, as the server owns everything else, and this project's packages are added to the
+      session (:func:`ship_packages`), so the server's executors need only pandas and pyarrow.
     - ``master``: a new session on it. For ``local[...]`` the driver runs on loopback
       (``SPARK_LOCAL_IP=127.0.0.1`` unless set), the UI is off, the shuffle small and the Python
       workers run this interpreter; for any other master (``spark://``, ``yarn``, ``k8s://``)
@@ -85,7 +88,9 @@ def get_session(master: str | None = None, app_name: str = "assignors", *, remot
         builder = SparkSession.builder.remote(remote).appName(app_name)
         for key, value in SESSION_DEFAULTS.items():
             builder = builder.config(key, value)
-        return builder.getOrCreate()
+        connected = builder.getOrCreate()
+        ship_packages(connected)
+        return connected
     if master is None and "PYSPARK_GATEWAY_PORT" in os.environ:
         # Under spark-submit: the JVM is up and configured (master, deploy mode); keep it as it is.
         builder = SparkSession.builder.appName(app_name)
@@ -104,6 +109,32 @@ def get_session(master: str | None = None, app_name: str = "assignors", *, remot
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+_PACKAGES = ("assignors", "spark_udfs")  # pure Python: importable from a zip
+
+
+def ship_packages(session: SparkSession) -> list[str]:
+    """Add this project's packages to a Spark Connect session as a Python artifact; returns the file names.
+
+    The pandas functions that replay the groups run in the server's executors, which import
+    ``spark_udfs`` and ``assignors`` there. A managed Connect server does not have them, so both
+    packages are zipped from where this process imports them and uploaded with
+    ``SparkSession.addArtifacts(..., pyfile=True)``: the session's executors put the zip on their
+    Python path (artifacts are per session, so other users of the server are not affected).
+    """
+    import importlib
+
+    with tempfile.TemporaryDirectory(prefix="assignors-artifact-") as folder:
+        archive = Path(folder) / "assignors-packages.zip"
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
+            for name in _PACKAGES:
+                root = Path(importlib.import_module(name).__file__ or "").parent
+                for path in sorted(root.rglob("*")):
+                    if path.is_file() and "__pycache__" not in path.parts:
+                        bundle.write(path, f"{name}/{path.relative_to(root).as_posix()}")
+        session.addArtifacts(str(archive), pyfile=True)
+    return [archive.name]
 
 
 def ship_wheels(session: SparkSession) -> list[str]:

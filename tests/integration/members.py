@@ -59,6 +59,23 @@ def patient(adapter: Any, led: list[str] | None = None, name: str = "") -> Any:
     return adapter
 
 
+def close_kafka_python(consumer: KafkaConsumer) -> None:
+    """``consumer.close()``, then close the sockets kafka-python 3.0 leaves open.
+
+    ``KafkaClient.close()`` closes each connection gracefully: a transport with a request still in
+    its write buffer leaves its socket to the pending write task, and ``KafkaNetSelector.close()``
+    then cancels that task. The socket stays open, held by the transport-connection reference cycle,
+    until the garbage collector frees it, often at interpreter exit: ``ResourceWarning: unclosed
+    <socket ... raddr=(mock cluster)>``, an error under ``filterwarnings = error``. Those
+    connections never finished closing, so they are still in the client's connection table.
+    """
+    consumer.close()
+    for connection in list(consumer._client._manager._conns.values()):
+        sock = getattr(connection.transport, "_sock", None)
+        if sock is not None:
+            sock.close()
+
+
 def _partitions(topic_partitions: Iterable[Any]) -> list[int]:
     return [tp.partition for tp in topic_partitions]
 
@@ -133,7 +150,7 @@ class KafkaPythonMember(Member):
                 except InvalidRequestError:  # the mock's SyncGroup race (module docstring)
                     self.sync_races += 1
         finally:
-            self.consumer.close()
+            close_kafka_python(self.consumer)
 
 
 class ConfluentMember(Member):

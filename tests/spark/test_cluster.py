@@ -3,8 +3,9 @@
 A master and two workers from the pyspark package on 127.0.0.1; the project built as a wheel and
 shipped with ``--py-files``; the executors run a virtualenv that has pandas and pyarrow but not
 this project, so the wheel is what they import; the driver's virtualenv has plotly too (it renders
-the report) and not the project either; inputs and output as ``file://`` URIs. The output equals
-a local run's. Every process is stopped by its PID.
+the report) and not the project either; inputs and output as ``file://`` URIs. Then a Spark
+Connect server on the same cluster and executors, and ``assignors evaluate --remote`` against it.
+Both outputs equal a local run's. Every process is stopped by its PID.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from spark_processes import LOOPBACK, loopback_env, spark_home, start_standalone_cluster
+from spark_processes import LOOPBACK, loopback_env, spark_home, start_connect_server, start_standalone_cluster
 from spark_udfs import evaluate_history
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.sample import generate_history
@@ -73,7 +74,7 @@ def test_standalone_cluster_equals_the_local_run(spark: SparkSession, tmp_path: 
         assert no_project.returncode == 1
 
     processes, master = start_standalone_cluster(tmp_path / "cluster", python=str(python))
-    out = tmp_path / "out"
+    out, remote_out = tmp_path / "out", tmp_path / "remote-out"
     try:
         env = loopback_env(str(python))
         env["PYSPARK_DRIVER_PYTHON"] = str(driver)
@@ -95,9 +96,24 @@ def test_standalone_cluster_equals_the_local_run(spark: SparkSession, tmp_path: 
             timeout=600,
             env=env,
         )  # fmt: skip
+        # A Spark Connect server on the same cluster, its executors on the same virtualenv without the
+        # project: the client ships the packages (spark_udfs.session.ship_packages).
+        server, url = start_connect_server(
+            tmp_path / "connect", master=master, python=str(python), conf={"spark.executor.memory": "768m"}
+        )
+        processes.append(server)
+        remote = subprocess.run(  # noqa: S603
+            [sys.executable, "-m", "assignors", "evaluate", "--remote", url,
+             "--membership", (inputs / "membership").as_uri(), "--topics", (inputs / "topics").as_uri(),
+             "--out", remote_out.as_uri(), "--report", str(tmp_path / "remote-report.html"),
+             "--strategies", *STRATEGIES],
+            capture_output=True, text=True, check=False, timeout=600,
+        )  # fmt: skip
     finally:
         for process in reversed(processes):
             process.stop()
+    assert remote.returncode == 0, f"{remote.stdout}\n{remote.stderr[-4000:]}\n{server.tail()}"
+    assert "6 groups, 36 snapshots" in remote.stdout
     assert all(process.popen.poll() is not None for process in processes)
     assert "6 groups, 36 snapshots" in printed
     assert (out / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
@@ -106,5 +122,7 @@ def test_standalone_cluster_equals_the_local_run(spark: SparkSession, tmp_path: 
     local_rows = sorted(map(str, local.drop(*drop).collect()))
     assert len(local_rows) == 36 * len(STRATEGIES)
     assert cluster_rows == local_rows
+    remote_rows = sorted(map(str, spark.read.parquet(str(remote_out / "evaluation")).drop(*drop).collect()))
+    assert remote_rows == local_rows
     app_logs = list((tmp_path / "cluster").glob("worker-*/app-*/*/stderr"))
     assert app_logs  # the executors ran on the two workers

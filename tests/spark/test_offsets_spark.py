@@ -17,6 +17,8 @@ from assignors.consumer_protocol import encode_assignment, encode_subscription
 from assignors.offsets_topic import GroupMetadata, HistoryBuilder, MemberMetadata, OffsetCommit, Record, encode_record
 from spark_udfs.offsets import offsets_tables
 
+pytestmark = pytest.mark.xdist_group("spark")  # beside the Connect server (make unit: --dist loadgroup)
+
 T0 = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
 
 
@@ -64,8 +66,9 @@ def _naive(rows: list[dict[str, Any]], column: str) -> list[dict[str, Any]]:
     return [{**row, column: row[column].replace(tzinfo=None) if row[column] else None} for row in rows]
 
 
-def test_spark_tables_equal_the_pure_fold(spark: SparkSession) -> None:
-    raw = spark.createDataFrame(
+def test_spark_tables_equal_the_pure_fold(session: SparkSession) -> None:
+    """On a local session and over Spark Connect."""
+    raw = session.createDataFrame(
         _raw_rows(), "key binary, value binary, timestamp timestamp, partition int, offset long"
     )
     tables = offsets_tables(raw)

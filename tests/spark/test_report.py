@@ -15,6 +15,8 @@ from spark_udfs.report import Summary, render_html, render_text, summarize
 from spark_udfs.summary import SelfCheckGroup, headline, member_events
 from spark_udfs.udfs import evaluate_history
 
+pytestmark = pytest.mark.xdist_group("spark")  # beside the Connect server (make unit: --dist loadgroup)
+
 T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive (UTC session)
 
 
@@ -31,10 +33,11 @@ HISTORY = [
 TOPICS = [("o", 3, None), ("p", 3, None)]
 
 
-@pytest.fixture(scope="module")
-def evaluation(spark: SparkSession) -> tuple[DataFrame, DataFrame]:
-    membership = spark.createDataFrame(HISTORY, ddl(MEMBERSHIP_COLUMNS))
-    topics = spark.createDataFrame(TOPICS, ddl(TOPICS_COLUMNS))
+@pytest.fixture
+def evaluation(session: SparkSession) -> tuple[DataFrame, DataFrame]:
+    """The small history evaluated on a local session, then over Spark Connect."""
+    membership = session.createDataFrame(HISTORY, ddl(MEMBERSHIP_COLUMNS))
+    topics = session.createDataFrame(TOPICS, ddl(TOPICS_COLUMNS))
     return evaluate_history(membership, topics).cache(), membership
 
 
