@@ -116,16 +116,23 @@ def subscriber_positions(
     subscriptions: Mapping[MemberId, Subscription],
     order: list[MemberId],
 ) -> dict[Topic, tuple[tuple[int, ...], tuple[int, ...]]]:
-    """For each topic, its subscribers as ascending positions in ``order``.
+    """For each topic, its subscribers as ascending positions in ``order`` (see :func:`topic_positions`)."""
+    return topic_positions(partitions_per_topic, [subscriptions[member].topics for member in order])
 
-    Members with identical topic lists form one class, so a group of 2,000 members all
-    subscribed to 1,000 topics costs one pass over 1,000 topics, not two million
-    membership tests. Returns ``topic -> (class key, positions)``; topics with the same
-    class key share one positions tuple.
+
+def topic_positions(
+    partitions_per_topic: Mapping[Topic, int], topic_sets: Sequence[tuple[Topic, ...] | frozenset[Topic]]
+) -> dict[Topic, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """For each topic of ``partitions_per_topic``, the ascending positions of the sets in ``topic_sets`` holding it.
+
+    Equal topic sets form one class, so a group of 2,000 members all subscribed to 1,000 topics
+    costs one pass over 1,000 topics, not two million membership tests. Returns ``topic ->
+    (class key, positions)``; topics with the same class key share one positions tuple, and a
+    topic nobody holds is absent.
     """
-    classes: dict[tuple[str, ...], list[int]] = {}
-    for position, member in enumerate(order):
-        classes.setdefault(subscriptions[member].topics, []).append(position)
+    classes: dict[tuple[Topic, ...] | frozenset[Topic], list[int]] = {}
+    for position, topics in enumerate(topic_sets):
+        classes.setdefault(topics, []).append(position)
     class_positions = list(classes.values())
     topic_classes: dict[Topic, list[int]] = {}
     for index, topics in enumerate(classes):
