@@ -160,7 +160,7 @@ def test_headline_compares_the_cluster_with_the_best_strategy() -> None:
 
 
 def test_self_check_match_rate_and_mismatches_in_the_report(
-    spark: SparkSession, evaluation: tuple[DataFrame, DataFrame]
+    session: SparkSession, evaluation: tuple[DataFrame, DataFrame]
 ) -> None:
     """Group g: 1 of 2 recorded range snapshots reproduced; h: 1 of 1. The report lists g's mismatch."""
     from spark_udfs.actual import SELF_CHECK_COLUMNS
@@ -171,7 +171,7 @@ def test_self_check_match_rate_and_mismatches_in_the_report(
         ("g", at(0), "range", 1, True, []),
         ("g", at(1), "range", 2, False, [mismatch, "b: recorded [t-1], replayed [t-2]"]),
     ]
-    checks = spark.createDataFrame(rows, ddl(SELF_CHECK_COLUMNS))
+    checks = session.createDataFrame(rows, ddl(SELF_CHECK_COLUMNS))  # the evaluation's own session
     found = summarize(evaluation[0], top=0, self_check=checks).self_check
     assert found == [  # worst match rate first
         SelfCheckGroup("g", 1, 2, [(at(1), 2, "range", mismatch + "; b: recorded [t-1], replayed [t-2]")]),
