@@ -35,7 +35,7 @@ def java_sorted(items: Iterable[str]) -> list[str]:
 def java_sorted_partitions(partitions: Iterable[TopicPartition]) -> list[TopicPartition]:
     """Partitions by topic in Java's ``String.compareTo`` order, then by number, cheaply when that is Python's."""
     result = sorted(partitions)
-    if any(max(tp.topic) >= _FIRST_SUPPLEMENTARY for tp in result):
+    if any(max(topic) >= _FIRST_SUPPLEMENTARY for topic in {tp.topic for tp in result}):  # once per topic
         result.sort(key=lambda tp: (java_string_key(tp.topic), tp.partition))
     return result
 
