@@ -138,6 +138,7 @@ def _decode_sticky_exact(data: bytes, *, with_generation: bool) -> StickyUserDat
 _V1_ASSIGNMENTS: dict[bytes, tuple[TopicPartition, ...]] = {}
 """Previous assignments of V1 sticky user data decoded before, by the bytes that precede the generation."""
 _V1_ASSIGNMENTS_MAX = 4096
+_V1_CACHED_BYTES = 4096  # only small user data is remembered: 4,096 entries stay under ~16 MiB of keys
 
 
 def decode_sticky_user_data(data: bytes) -> StickyUserData:
@@ -149,7 +150,7 @@ def decode_sticky_user_data(data: bytes) -> StickyUserData:
     Raises:
         ProtocolError: no version decodes; the message is the V1 attempt's error.
     """
-    cacheable = type(data) is bytes
+    cacheable = type(data) is bytes and len(data) <= _V1_CACHED_BYTES
     known = _V1_ASSIGNMENTS.get(data[:-4]) if cacheable else None  # what precedes V1's generation, decoded before
     if known is not None:
         return StickyUserData(known, int.from_bytes(data[-4:], "big", signed=True))
