@@ -52,7 +52,6 @@ from assignors._model import (
     unchecked_subscription,
 )
 from assignors._rebalance import (
-    diff,
     preferred_protocol,
     receive_assignment,
     revoke_before_join,
@@ -226,17 +225,9 @@ def _receive(
 ) -> tuple[tuple[TopicPartition, ...], tuple[TopicPartition, ...], bool]:
     """``onJoinComplete`` (:func:`receive_assignment`): ``m`` now owns ``received``; returns what it lost and gained,
     and whether it must rejoin."""
-    if type(received) is not Assignment:
-        update = receive_assignment(m.protocol, m.owned, received, m.topics)
-        m.owned = update.owned
-        return update.revoked, update.added, update.rejoin
-    assigned = received.partitions  # receive_assignment's result, without building it
-    lost, gained = diff(tuple(m.owned), assigned)
-    m.owned = assigned
-    again = (bool(lost) and m.protocol is RebalanceProtocol.COOPERATIVE) or not set(m.topics).issuperset(
-        map(_topic_of, assigned)
-    )
-    return lost, gained, again
+    update = receive_assignment(m.protocol, m.owned, received, m.topics)
+    m.owned = update.owned
+    return update.revoked, update.added, update.rejoin
 
 
 def _select(members: Sequence[RoundMember]) -> str:
