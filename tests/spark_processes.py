@@ -7,15 +7,21 @@
 
 Every process starts in its own session (process group), so stopping it by its PID also ends
 the Python workers it forked. On Linux each also gets SIGTERM when the test process dies
-(``PR_SET_PDEATHSIG``), so a killed pytest leaves no server behind.
+(``PR_SET_PDEATHSIG``, set by util-linux's ``setpriv --pdeathsig`` in front of the command), so a
+killed pytest leaves no server behind.
+
+No process here is started with a ``preexec_fn``: that makes ``subprocess`` fork() and run the
+``pthread_atfork`` handlers of the libraries the test process has loaded. gRPC's (the Spark
+Connect client) restarts its poller thread in the child, the child's ``close_fds`` closes that
+poller's epoll descriptor before exec, and gRPC aborts the child (SIGABRT, "epoll_wait error: Bad
+file descriptor"). Without one, ``subprocess`` uses vfork(), which runs no such handlers.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -26,15 +32,28 @@ from pathlib import Path
 from typing import IO
 
 LOOPBACK = "127.0.0.1"
-_PR_SET_PDEATHSIG = 1
-# Loaded before any fork: the child only calls into it.
-_LIBC = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True) if sys.platform == "linux" else None
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: SIGTERM when the process that started it dies."""
-    if _LIBC is not None:
-        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+_SETPRIV = shutil.which("setpriv") if sys.platform == "linux" else None
+
+
+def _past_setpriv(pid: int, timeout: float = 10.0) -> None:
+    """Until process ``pid`` runs its own command: setpriv has set the death signal by then.
+
+    ``Popen`` returns once setpriv itself is exec'd; a starter that died before setpriv's prctl
+    would leave the command without its death signal.
+    """
+    assert _SETPRIV is not None
+    launcher, deadline = os.path.realpath(_SETPRIV), time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if str(Path(f"/proc/{pid}/exe").readlink()) != launcher:
+                return
+        except OSError:  # exited already
+            return
+        time.sleep(0.001)
+    msg = f"process {pid} was still setpriv after {timeout:.0f} s"
+    raise RuntimeError(msg)
 
 
 def spark_home() -> Path:
@@ -98,14 +117,15 @@ def start(name: str, command: list[str], log_dir: Path, env: dict[str, str]) -> 
     log = log_dir / f"{name}.log"
     log_file = log.open("wb")
     popen = subprocess.Popen(  # noqa: S603 - pyspark's own launchers, fixed arguments
-        command,
+        [_SETPRIV, "--pdeathsig", "TERM", "--", *command] if _SETPRIV else command,
         stdout=log_file,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
         env=env,
         start_new_session=True,
-        preexec_fn=_die_with_parent,  # noqa: PLW1509 - a single prctl call, no locks
     )
+    if _SETPRIV:
+        _past_setpriv(popen.pid)
     return Process(name, popen, log, log_file)
 
 

@@ -13,7 +13,7 @@ import fcntl
 import json
 import os
 import shutil
-import subprocess
+import signal
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,32 +51,57 @@ def chromium_path() -> str:
 
 
 class Browser:
-    """A headless chromium driven over the DevTools protocol on a pipe; one page, attached in flat mode."""
+    """A headless chromium driven over the DevTools protocol on a pipe; one page, attached in flat mode.
+
+    It is started with ``posix_spawn``, whose file actions place the pipes at fds 3 and 4: a
+    ``preexec_fn`` would make ``subprocess`` fork() and run the test process's ``pthread_atfork``
+    handlers, and gRPC's (the Spark Connect client, loaded in the worker that runs the Spark tests)
+    then aborts the child before exec now and then (see ``spark_processes``).
+    """
 
     def __init__(self, executable: str, profile: Path) -> None:
-        to_browser_read, self._to_browser = os.pipe()
-        self._from_browser, from_browser_write = os.pipe()
-
-        def wire() -> None:  # in the child: fd 3 reads commands, fd 4 writes replies
-            commands = fcntl.fcntl(to_browser_read, fcntl.F_DUPFD, 10)
-            replies = fcntl.fcntl(from_browser_write, fcntl.F_DUPFD, 10)
-            os.dup2(commands, 3)
-            os.dup2(replies, 4)
-
-        self.process = subprocess.Popen(  # noqa: S603 - a fixed argument list
-            [executable, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4),
-            preexec_fn=wire,  # noqa: PLW1509 - the test process starts no threads that fork
-        )
-        os.close(to_browser_read)
-        os.close(from_browser_write)
+        profile.mkdir(parents=True, exist_ok=True)
+        self.log = profile.parent / "chromium.log"
+        commands, self._to_browser = os.pipe()
+        self._from_browser, replies = os.pipe()
+        # Above 4, so that placing one at 3 or 4 in the child cannot overwrite the other; close-on-exec here.
+        ends = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (commands, replies)]
+        os.close(commands)
+        os.close(replies)
+        try:
+            self.pid = os.posix_spawn(
+                executable,
+                [executable, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                os.environ,
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                    (os.POSIX_SPAWN_OPEN, 1, str(self.log), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+                    (os.POSIX_SPAWN_DUP2, 1, 2),
+                    (os.POSIX_SPAWN_DUP2, ends[0], 3),  # chromium reads commands on fd 3
+                    (os.POSIX_SPAWN_DUP2, ends[1], 4),  # and writes replies on fd 4
+                ],
+            )
+        finally:
+            for fd in ends:
+                os.close(fd)
+        self.status: int | None = None
         self._buffer = b""
         self._next_id = 0
         self.events: list[dict[str, Any]] = []
         self.session: str | None = None
+
+    def wait(self, timeout: float) -> int | None:
+        """Its exit status once it has exited within ``timeout`` seconds (negative: the signal), else None."""
+        deadline = time.monotonic() + timeout
+        while self.status is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = os.waitstatus_to_exitcode(status)
+            elif time.monotonic() > deadline:
+                break
+            else:
+                time.sleep(0.05)
+        return self.status
 
     def send(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 60.0) -> dict[str, Any]:
         """Send one command (to the page once attached) and return its result; events seen meanwhile are kept."""
@@ -84,7 +109,10 @@ class Browser:
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
         if self.session is not None and not method.startswith("Target."):
             message["sessionId"] = self.session
-        os.write(self._to_browser, json.dumps(message).encode() + b"\0")
+        try:
+            os.write(self._to_browser, json.dumps(message).encode() + b"\0")
+        except BrokenPipeError as gone:
+            raise RuntimeError(self.gone(f"{method}: chromium closed the DevTools pipe")) from gone
         deadline = time.monotonic() + timeout
         while True:
             reply = self._read(deadline)
@@ -104,12 +132,17 @@ class Browser:
                 raise TimeoutError(msg)
             chunk = os.read(self._from_browser, 1 << 16)
             if not chunk:
-                msg = "chromium closed the DevTools pipe"
-                raise RuntimeError(msg)
+                raise RuntimeError(self.gone("chromium closed the DevTools pipe"))
             self._buffer += chunk
         raw, self._buffer = self._buffer.split(b"\0", 1)
         message: dict[str, Any] = json.loads(raw)
         return message
+
+    def gone(self, what: str) -> str:
+        """``what``, with chromium's exit status and the end of its log."""
+        status = self.wait(5)
+        tail = self.log.read_text(encoding="utf-8", errors="replace").splitlines()[-30:]
+        return "\n".join([f"{what} (exit status {status})", *tail])
 
     def open_page(self) -> None:
         targets = self.send("Target.getTargets")["targetInfos"]
@@ -135,11 +168,9 @@ class Browser:
             self.send("Browser.close", timeout=10)
         except (RuntimeError, TimeoutError, OSError):
             pass
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        if self.wait(10) is None:
+            os.kill(self.pid, signal.SIGKILL)
+            self.wait(60)
         os.close(self._to_browser)
         os.close(self._from_browser)
 
