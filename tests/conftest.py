@@ -74,14 +74,23 @@ def connect_mode(monkeypatch: pytest.MonkeyPatch, connect_spark: SparkSession) -
 
 
 _CONNECT_FIXTURES = frozenset({"connect_url", "connect_spark", "connect_mode"})
+_SPARK_FIXTURES = frozenset({"spark", "session"}) | _CONNECT_FIXTURES
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects, and before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that uses the Spark Connect server is marked ``connect`` (``make connect`` selects them)."""
+    """Every test that uses the Spark Connect server is marked ``connect`` (``make connect`` selects them).
+
+    Every test that uses a Spark session and names no group of its own joins the ``spark`` group:
+    under ``--dist loadgroup`` one worker holds the local JVM and the Connect server, instead of
+    each worker starting its own.
+    """
     for item in items:
-        if _CONNECT_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if _CONNECT_FIXTURES & fixtures:
             item.add_marker(pytest.mark.connect)
+        if _SPARK_FIXTURES & fixtures and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group("spark"))
 
 
 @pytest.fixture(params=["local", pytest.param("connect", marks=pytest.mark.connect)])
