@@ -214,6 +214,11 @@ def test_follow_then_ctrl_c_keeps_every_record_read(tmp_path: Path) -> None:
     The progress lines (records, records/s, groups, snapshots, lag to the end) show the first
     six records, then a seventh produced while it follows; after Ctrl-C the Parquet tables
     hold the snapshots of both.
+
+    The command starts as a terminal starts it, with SIGINT at its default (coreutils'
+    ``env --default-signal``): a shell without job control starts background commands with
+    SIGINT ignored, an ignored disposition survives exec, and Python then installs no
+    KeyboardInterrupt handler (as it should: such a parent asked for Ctrl-C to pass its children by).
     """
     import pyarrow.parquet as pq
     from confluent_kafka import Producer
@@ -225,7 +230,9 @@ def test_follow_then_ctrl_c_keeps_every_record_read(tmp_path: Path) -> None:
         _produce(cluster.bootstrap_servers)
         argv = ["collect", "--bootstrap-servers", cluster.bootstrap_servers, "--topic", TOPIC, "--out", str(out)]
         process = subprocess.Popen(  # noqa: S603 - this interpreter and a fixed argument list
-            [sys.executable, "-m", "assignors", *argv, "--follow"], stdout=stdout, stderr=err
+            ["env", "--default-signal=INT", sys.executable, "-m", "assignors", *argv, "--follow"],  # noqa: S607
+            stdout=stdout,
+            stderr=err,
         )
         try:
             first = _wait_for_progress(log, len(RECORDS), process)
