@@ -2,8 +2,8 @@
 
 - :func:`start_connect_server`: ``spark-submit --class org.apache.spark.sql.connect.service.SparkConnectServer``
   with ``spark.connect.grpc.binding.address=127.0.0.1`` on a free port.
-- :func:`start_standalone_cluster`: ``bin/spark-class org.apache.spark.deploy.master.Master`` and two
-  ``org.apache.spark.deploy.worker.Worker`` processes.
+- :func:`start`: any launcher, e.g. the standalone master and workers of the cluster recipe
+  (tests/cluster_recipe.py), which tests/spark/test_cluster.py starts.
 
 Every process starts in its own session (process group), so stopping it by its PID also ends
 the Python workers it forked. On Linux each also gets SIGTERM when the test process dies
@@ -176,45 +176,3 @@ def start_connect_server(
         server.stop()
         raise
     return server, f"sc://{LOOPBACK}:{port}"
-
-
-def start_standalone_cluster(log_dir: Path, *, python: str, workers: int = 2) -> tuple[list[Process], str]:
-    """A standalone master and ``workers`` workers (1 core, 1 GiB each) on loopback; returns them and the master URL.
-
-    The workers' executors run Python workers on ``python``.
-    """
-    home = spark_home()
-    port = free_port()
-    env = loopback_env(python)
-    spark_class = str(home / "bin" / "spark-class")
-    processes: list[Process] = []
-    try:
-        master = start(
-            "spark-master",
-            [spark_class, "org.apache.spark.deploy.master.Master",
-             "--host", LOOPBACK, "--port", str(port), "--webui-port", str(free_port())],
-            log_dir,
-            env,
-        )  # fmt: skip
-        processes.append(master)
-        wait_for_port(master, port)
-        url = f"spark://{LOOPBACK}:{port}"
-        for index in range(workers):
-            work_dir = log_dir / f"worker-{index}"
-            work_dir.mkdir(exist_ok=True)
-            worker_port = free_port()
-            worker = start(
-                f"spark-worker-{index}",
-                [spark_class, "org.apache.spark.deploy.worker.Worker",
-                 "--host", LOOPBACK, "--port", str(worker_port), "--webui-port", str(free_port()),
-                 "--cores", "1", "--memory", "1g", "--work-dir", str(work_dir), url],
-                log_dir,
-                env,
-            )  # fmt: skip
-            processes.append(worker)
-            wait_for_port(worker, worker_port)
-    except BaseException:
-        for process in reversed(processes):
-            process.stop()
-        raise
-    return processes, url
