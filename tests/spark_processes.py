@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -63,11 +64,41 @@ def spark_home() -> Path:
     return Path(pyspark.__file__).parent
 
 
+_HANDED_OUT: set[int] = set()
+
+
+def _below_the_ephemeral_range() -> range:
+    """Ports under the kernel's ephemeral range: never given to a bind(0) or an outgoing connection."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text(encoding="ascii").split()[0])
+    except (OSError, ValueError, IndexError):
+        return range(0)
+    return range(20000, low)
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((LOOPBACK, 0))
-        port: int = probe.getsockname()[1]
-        return port
+    """A loopback port that is free now, and that no other socket takes before the server asks for it.
+
+    A port from bind(0) is in the ephemeral range, which the kernel also hands to every outgoing connection (the
+    Spark tests' own, a gRPC client's) between this probe and the server's bind; a port under that range is only
+    ever taken by a server that names it. So: a random port under the range where there is one (Linux), never
+    the same twice in this process, else bind(0).
+    """
+    candidates, pick = _below_the_ephemeral_range(), random.SystemRandom()
+    for _ in range(200):
+        port = pick.choice(candidates) if candidates else 0
+        if port in _HANDED_OUT:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind((LOOPBACK, port))
+            except OSError:
+                continue
+            chosen: int = probe.getsockname()[1]
+        _HANDED_OUT.add(chosen)
+        return chosen
+    msg = f"no free port on {LOOPBACK}"
+    raise RuntimeError(msg)
 
 
 def loopback_env(python: str = sys.executable) -> dict[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from spark_processes import start
+from spark_processes import LOOPBACK, free_port, start
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -43,6 +44,18 @@ def test_a_started_process_stops_when_its_starter_dies(tmp_path: Path) -> None:
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads Linux's ephemeral port range")
+def test_free_ports_are_distinct_and_under_the_ephemeral_range() -> None:
+    """No outgoing connection can take a port the tests picked for a server before the server binds it."""
+    ports = [free_port() for _ in range(50)]
+    assert len(set(ports)) == len(ports)
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text(encoding="ascii").split()[0])
+    assert all(20000 <= port < low for port in ports)
+    for port in ports:
+        with socket.socket() as server:
+            server.bind((LOOPBACK, port))
 
 
 def _running(pid: int) -> bool:
