@@ -142,29 +142,44 @@ def _assignment(word: str) -> tuple[str, str]:
     return name, value
 
 
+def _step(command: list[str], background: bool, line: str) -> Step:
+    """One simple command: ``export NAME=VALUE ...``, or ``NAME=VALUE ... argv``."""
+    if command[0] == "export":
+        if not all(map(_ASSIGNMENT.match, command[1:])):
+            msg = f"export without a value: {line!r}"
+            raise ValueError(msg)
+        return Step((), tuple(map(_assignment, command[1:])))
+    prefix = 0
+    while prefix < len(command) and _ASSIGNMENT.match(command[prefix]):
+        prefix += 1
+    if prefix == len(command):
+        msg = f"assignments without a command: {line!r}"
+        raise ValueError(msg)
+    return Step(tuple(command[prefix:]), tuple(map(_assignment, command[:prefix])), background)
+
+
 def parse(block: str) -> list[Step]:
-    """The steps of a shell block written in the pages' small shell (see the module docstring)."""
+    """The steps of a shell block written in the pages' small shell (see the module docstring).
+
+    Anything else a shell would read differently raises ``ValueError`` naming the line: ``&&`` before a trailing
+    ``&`` (a shell backgrounds the whole list), ``export`` of a name without a value, or an empty command.
+    """
     parsed: list[Step] = []
     for line in logical_lines(block):
         words = shlex.split(line, comments=True)
-        background = bool(words) and words[-1] == "&"
-        if background:
-            words.pop()
+        if not words:
+            continue
+        background = words[-1] == "&"
         commands: list[list[str]] = [[]]
-        for word in words:
+        for word in words[:-1] if background else words:
             if word == "&&":
                 commands.append([])
             else:
                 commands[-1].append(word)
-        for command in filter(None, commands):
-            if command[0] == "export":
-                parsed.append(Step((), tuple(map(_assignment, command[1:]))))
-                continue
-            prefix = 0
-            while prefix < len(command) and _ASSIGNMENT.match(command[prefix]):
-                prefix += 1
-            env = tuple(map(_assignment, command[:prefix]))
-            parsed.append(Step(tuple(command[prefix:]), env, background and command is commands[-1]))
+        if (background and len(commands) > 1) or not all(commands):
+            msg = f"not in the small shell this reads: {line!r}"
+            raise ValueError(msg)
+        parsed += [_step(command, background, line) for command in commands]
     return parsed
 
 

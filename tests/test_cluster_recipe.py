@@ -64,14 +64,14 @@ def test_parse_reads_continuations_exports_prefixes_and_background() -> None:
         "\n"
         "X=y run --flag \\\n"
         "    value  # a comment\n"
-        "make one && make two &\n"
+        "make one && make two\n"
         "serve --port 7 &\n"
     )
     assert parse(block) == [
         Step((), (("A", "1"), ("B", "two words"))),
         Step(("run", "--flag", "value"), (("X", "y"),)),
         Step(("make", "one")),
-        Step(("make", "two"), background=True),
+        Step(("make", "two")),
         Step(("serve", "--port", "7"), background=True),
     ]
     assert parse(block)[-1].option("--port") == "7"
@@ -98,7 +98,17 @@ def test_parse_reads_back_what_render_writes(recipe: list[Step]) -> None:
     assert parse(render(recipe)) == recipe
 
 
-@pytest.mark.parametrize("line", ["run 'unclosed", "run trailing \\"])
-def test_parse_refuses_what_a_shell_would(line: str) -> None:
-    with pytest.raises(ValueError, match=r"No closing quotation|No escaped character"):
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ("run 'unclosed", "No closing quotation"),
+        ("run trailing \\", "No escaped character"),
+        ("make one && make two &", "not in the small shell"),  # a shell backgrounds the whole list
+        ("make one && && make two", "not in the small shell"),
+        ("export PATH", "export without a value"),
+        ("A=1 B=2", "assignments without a command"),
+    ],
+)
+def test_parse_refuses_what_it_would_read_unlike_a_shell(line: str, error: str) -> None:
+    with pytest.raises(ValueError, match=error):
         parse(line)
