@@ -101,9 +101,14 @@ def free_port() -> int:
     raise RuntimeError(msg)
 
 
+def without_spark(*also: str) -> dict[str, str]:
+    """This process's environment without Spark's variables (``SPARK_*``, ``PYSPARK_*``) and the names ``also``."""
+    return {k: v for k, v in os.environ.items() if k not in also and not k.startswith(("PYSPARK_", "SPARK_"))}
+
+
 def loopback_env(python: str = sys.executable) -> dict[str, str]:
     """The environment of a Spark process: loopback only, Python workers on ``python``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "SPARK_"))}
+    env = without_spark()
     env.update(
         SPARK_HOME=str(spark_home()),
         SPARK_LOCAL_IP=LOOPBACK,

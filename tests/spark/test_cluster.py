@@ -12,7 +12,6 @@ with ``file://`` inputs. Then a Spark Connect server on the same cluster and exe
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import shlex
 import subprocess
 import sys
@@ -22,7 +21,15 @@ import pytest
 from pyspark.sql import SparkSession
 
 from cluster_recipe import DRIVER_PACKAGES, SPARK_HOME_COMMAND, STRATEGIES, Places, Step, Worker, steps
-from spark_processes import Process, free_port, spark_home, start, start_connect_server, wait_for_port
+from spark_processes import (
+    Process,
+    free_port,
+    spark_home,
+    start,
+    start_connect_server,
+    wait_for_port,
+    without_spark,
+)
 from spark_udfs import evaluate_history
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.sample import generate_history
@@ -38,12 +45,6 @@ def _run(command: list[str], *, timeout: float, env: dict[str, str] | None = Non
     )
     assert done.returncode == 0, f"{command[:4]} exited with {done.returncode}:\n{done.stdout}\n{done.stderr[-4000:]}"
     return done.stdout
-
-
-def _shell_environment() -> dict[str, str]:
-    """A reader's shell: this one's, without Spark's variables and without anything that would find the project."""
-    dropped = {"PYTHONPATH", "PIP_REQUIRE_VIRTUALENV", "VIRTUAL_ENV"}
-    return {k: v for k, v in os.environ.items() if k not in dropped and not k.startswith(("PYSPARK_", "SPARK_"))}
 
 
 def _places(tmp_path: Path) -> Places:
@@ -69,7 +70,8 @@ def _places(tmp_path: Path) -> Places:
 
 def _run_recipe(recipe: list[Step], processes: list[Process], log_dir: Path) -> str:
     """Each step in order, as a shell would; background processes go to ``processes``. Returns the last's output."""
-    env, printed = _shell_environment(), ""
+    # A reader's shell: without Spark's variables and without anything that would find the project.
+    env, printed = without_spark("PYTHONPATH", "PIP_REQUIRE_VIRTUALENV", "VIRTUAL_ENV"), ""
     for index, step in enumerate(recipe):
         if not step.argv:
             env.update(step.env)
