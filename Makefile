@@ -5,7 +5,22 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PYTEST_ARGS ?=
 
-.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean
+.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean jvm
+
+# Apache Kafka's jars (broker, clients, group coordinator) from Maven Central, pinned in jvm/pom.xml; ~/.m2 caches
+# them. `make jvm KAFKA_VERSION=4.1.1` builds another version beside it (jvm/target/kafka-VERSION/).
+KAFKA_VERSION ?= 4.4.0
+JVM_BUILD := jvm/target/kafka-$(KAFKA_VERSION)
+JAVA_SOURCES := $(shell find jvm/src -name '*.java' 2>/dev/null)
+
+$(JVM_BUILD)/classpath.txt: jvm/pom.xml $(JAVA_SOURCES)
+	@command -v java >/dev/null 2>&1 || { echo "java not found: install a JDK 17 or newer (Debian: apt-get install openjdk-17-jdk-headless)" >&2; exit 1; }
+	@command -v mvn >/dev/null 2>&1 || { echo "mvn not found: install Maven 3.8 or newer (Debian: apt-get install maven)" >&2; exit 1; }
+	mvn -q -B -f jvm/pom.xml -Dkafka.version=$(KAFKA_VERSION) package \
+	  || { echo "Maven could not build jvm/ for Kafka $(KAFKA_VERSION): is Maven Central reachable?" >&2; exit 1; }
+	@touch $@
+
+jvm: $(JVM_BUILD)/classpath.txt
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "assignors needs Python 3.11 or newer")'
