@@ -5,11 +5,12 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PYTEST_ARGS ?=
 
-.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean jvm
+.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean jvm kafka-test
 
 # Apache Kafka's jars (broker, clients, group coordinator) from Maven Central, pinned in jvm/pom.xml; ~/.m2 caches
 # them. `make jvm KAFKA_VERSION=4.1.1` builds another version beside it (jvm/target/kafka-VERSION/).
 KAFKA_VERSION ?= 4.4.0
+export KAFKA_VERSION  # the tests run the build of this version (tests/kafka_jvm.py)
 JVM_BUILD := jvm/target/kafka-$(KAFKA_VERSION)
 JAVA_SOURCES := $(shell find jvm/src -name '*.java' 2>/dev/null)
 
@@ -51,7 +52,7 @@ typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
 # The Spark tests share one xdist worker (xdist_group "spark"): one local JVM and one Spark Connect server.
-unit: $(VENV)/.installed-test
+unit: $(VENV)/.installed-test jvm
 	$(BIN)/pytest -n 2 --dist loadgroup -m 'not integration' $(PYTEST_ARGS)
 
 # Part of unit; on their own: the Spark Connect runs, and the standalone-cluster run (a master and two workers).
@@ -61,9 +62,13 @@ connect: $(VENV)/.installed-test
 cluster: $(VENV)/.installed-test
 	$(BIN)/pytest -m cluster $(PYTEST_ARGS)
 
+# Part of test: everything that runs against a real Apache Kafka broker (assignors.testing.KafkaBroker).
+kafka-test: $(VENV)/.installed-test jvm
+	$(BIN)/pytest -m kafka $(PYTEST_ARGS)
+
 # Real consumer groups on librdkafka's mock cluster: they mostly wait for rebalances, so 4 run at once, each
 # handed out as a worker frees up (a long scenario never queues behind another).
-integration: $(VENV)/.installed-test
+integration: $(VENV)/.installed-test jvm
 	$(BIN)/pytest -n 4 --dist load --maxschedchunk 1 -m integration $(PYTEST_ARGS)
 
 # unit and integration at the same time: the real groups use about 17 s of CPU in their 140 s of waiting, so

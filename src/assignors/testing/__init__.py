@@ -31,6 +31,7 @@ from assignors.testing._checks import (
     validity_problems,
 )
 from assignors.testing._consumer import consumer_group_problems, consumer_group_state_machine
+from assignors.testing._kafka import DEFAULT_KAFKA_VERSION, KafkaBroker, KafkaBrokerError, kafka_classpath
 from assignors.testing._machine import group_state_machine
 from assignors.testing._optimality import (
     StickyScore,
@@ -51,8 +52,11 @@ from assignors.testing._strategies import (
 )
 
 __all__ = [
+    "DEFAULT_KAFKA_VERSION",
     "Group",
     "InvariantViolationError",
+    "KafkaBroker",
+    "KafkaBrokerError",
     "StickyScore",
     "assignments",
     "balance_problems",
@@ -68,6 +72,7 @@ __all__ = [
     "fixpoint_problems",
     "group_state_machine",
     "groups",
+    "kafka_classpath",
     "needless_movement_problems",
     "optimality_problems",
     "owning",
