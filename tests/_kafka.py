@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from assignors import Cluster, Subscription, TopicPartition
-from assignors._util import kafka_member_order
+from assignors._core.util import kafka_member_order
 
 
 def kafka_cluster(

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import Cluster, RangeAssignor, RoundRobinAssignor, Subscription, TopicPartition
-from assignors._util import java_sorted, java_sorted_partitions, kafka_member_order
+from assignors._core.util import java_sorted, java_sorted_partitions, kafka_member_order
 from assignors.consumer_protocol import decode_subscription, encode_subscription
 
 EMOJI = "\U0001f600"  # beyond the BMP: a surrogate pair in UTF-16

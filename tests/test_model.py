@@ -21,7 +21,7 @@ from assignors import (
     UnknownAssignorError,
     get_assignor,
 )
-from assignors._model import parse_topic_partition
+from assignors._core.model import parse_topic_partition
 
 TP = TopicPartition
 ASSIGNORS = [RangeAssignor, RoundRobinAssignor]

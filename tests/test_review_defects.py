@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import Cluster, InvalidSubscriptionError, ProtocolError, Subscription, TopicPartition, get_assignor
-from assignors._snapshot import parse_snapshot
+from assignors._core.snapshot import parse_snapshot
 from assignors.consumer_protocol import decode_assignment, decode_subscription, encode_assignment
 from assignors.metrics import check_assignment
 from assignors.testing import Group, groups

@@ -9,7 +9,7 @@ The public API: the domain model (:class:`TopicPartition`, :class:`Subscription`
 
 from importlib import metadata as _metadata
 
-from assignors._errors import (
+from assignors._core.errors import (
     AssignorError,
     ConfigurationError,
     CooperativeViolationError,
@@ -22,8 +22,8 @@ from assignors._errors import (
     UnknownAssignorError,
     UsageError,
 )
-from assignors._interface import ConsumerPartitionAssignor
-from assignors._model import (
+from assignors._core.interface import ConsumerPartitionAssignor
+from assignors._core.model import (
     COOPERATIVE_STICKY_ASSIGNOR_NAME,
     DEFAULT_GENERATION,
     RANGE_ASSIGNOR_NAME,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assignors._model import RebalanceProtocol
+from assignors._core.model import RebalanceProtocol
 from assignors._registry import get_assignor
 from assignors.metrics import Balance, Movement, balance, movement, owners
 from assignors.rebalance import preferred_protocol, rebalance
@@ -13,8 +13,8 @@ from assignors.rebalance import preferred_protocol, rebalance
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from assignors._model import Assignment, MemberId
-    from assignors._snapshot import Snapshot
+    from assignors._core.model import Assignment, MemberId
+    from assignors._core.snapshot import Snapshot
 
 __all__ = ["StrategyReport", "assign_snapshot"]
 

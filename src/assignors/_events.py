@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from assignors._interface import ConsumerPartitionAssignor
-from assignors._model import RANGE_ASSIGNOR_NAME
+from assignors._core.interface import ConsumerPartitionAssignor
+from assignors._core.model import RANGE_ASSIGNOR_NAME
 
 __all__ = ["AddPartitions", "AssignorSpec", "Crash", "Event", "Join", "Leave", "Restart", "Subscribe"]
 

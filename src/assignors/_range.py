@@ -7,14 +7,14 @@ from itertools import chain
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from assignors._base import AbstractPartitionAssignor, subscriber_positions
-from assignors._model import RANGE_ASSIGNOR_NAME, partition_of_each, topic_partitions, unchecked_tp
-from assignors._util import kafka_member_order
+from assignors._core.base import AbstractPartitionAssignor, subscriber_positions
+from assignors._core.model import RANGE_ASSIGNOR_NAME, partition_of_each, topic_partitions, unchecked_tp
+from assignors._core.util import kafka_member_order
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from assignors._model import Cluster, MemberId, Subscription, Topic, TopicPartition
+    from assignors._core.model import Cluster, MemberId, Subscription, Topic, TopicPartition
 
 __all__ = ["RangeAssignor"]
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from assignors._errors import ConfigurationError, CooperativeViolationError, InconsistentGroupProtocolError
-from assignors._model import (
+from assignors._core.errors import ConfigurationError, CooperativeViolationError, InconsistentGroupProtocolError
+from assignors._core.model import (
     COOPERATIVE_STICKY_ASSIGNOR_NAME,
     RANGE_ASSIGNOR_NAME,
     ROUNDROBIN_ASSIGNOR_NAME,
@@ -29,8 +29,8 @@ from assignors._model import (
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from assignors._interface import ConsumerPartitionAssignor
-    from assignors._model import MemberId, TopicPartition
+    from assignors._core.interface import ConsumerPartitionAssignor
+    from assignors._core.model import MemberId, TopicPartition
 
 __all__ = [
     "BROKER_TIE_ORDER",

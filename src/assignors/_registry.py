@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assignors._errors import UnknownAssignorError
+from assignors._core.errors import UnknownAssignorError
 from assignors._range import RangeAssignor
 from assignors._round_robin import RoundRobinAssignor
 from assignors._sticky import CooperativeStickyAssignor, StickyAssignor
@@ -12,7 +12,7 @@ from assignors._sticky import CooperativeStickyAssignor, StickyAssignor
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from assignors._interface import ConsumerPartitionAssignor
+    from assignors._core.interface import ConsumerPartitionAssignor
 
 __all__ = ["assignor_names", "get_assignor", "is_built_in"]
 

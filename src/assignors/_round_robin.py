@@ -5,14 +5,14 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from assignors._base import AbstractPartitionAssignor, subscriber_positions
-from assignors._model import ROUNDROBIN_ASSIGNOR_NAME, topic_partitions
-from assignors._util import java_sorted, kafka_member_order
+from assignors._core.base import AbstractPartitionAssignor, subscriber_positions
+from assignors._core.model import ROUNDROBIN_ASSIGNOR_NAME, topic_partitions
+from assignors._core.util import java_sorted, kafka_member_order
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from assignors._model import Cluster, MemberId, Subscription, Topic, TopicPartition
+    from assignors._core.model import Cluster, MemberId, Subscription, Topic, TopicPartition
 
 __all__ = ["RoundRobinAssignor"]
 

@@ -38,9 +38,9 @@ from itertools import chain, filterfalse
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from assignors._base import AbstractPartitionAssignor
-from assignors._errors import AssignorError, ConfigurationError, InvalidSubscriptionError
-from assignors._model import (
+from assignors._core.base import AbstractPartitionAssignor
+from assignors._core.errors import AssignorError, ConfigurationError, InvalidSubscriptionError
+from assignors._core.model import (
     DEFAULT_GENERATION,
     INT32_MAX,
     Assignment,
@@ -64,8 +64,8 @@ from assignors.consumer_protocol import decode_assignment, decode_subscription, 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from assignors._interface import ConsumerPartitionAssignor
-    from assignors._model import Cluster, MemberId, TopicPartition
+    from assignors._core.interface import ConsumerPartitionAssignor
+    from assignors._core.model import Cluster, MemberId, TopicPartition
 
 __all__ = ["RebalanceResult", "Round", "RoundMember", "rebalance", "run_round", "run_rounds"]
 

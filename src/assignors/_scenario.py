@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assignors._events import AddPartitions, Crash, Event, Join, Leave, Restart, Subscribe
-from assignors._json_input import (
+from assignors._core.json_input import (
     as_list,
     as_object,
     check_fields,
@@ -37,6 +36,7 @@ from assignors._json_input import (
     optional_name,
     partition_count,
 )
+from assignors._events import AddPartitions, Crash, Event, Join, Leave, Restart, Subscribe
 from assignors._simulator import GroupSimulator
 from assignors._timeline import Timeline
 

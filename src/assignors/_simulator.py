@@ -24,10 +24,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, assert_never, cast
 
-from assignors._errors import ConfigurationError, InconsistentGroupProtocolError, SimulationError
+from assignors._core.errors import ConfigurationError, InconsistentGroupProtocolError, SimulationError
+from assignors._core.interface import ConsumerPartitionAssignor
+from assignors._core.model import DEFAULT_GENERATION, Assignment, Cluster, MemberId, Subscription, TopicPartition
 from assignors._events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
-from assignors._interface import ConsumerPartitionAssignor
-from assignors._model import DEFAULT_GENERATION, Assignment, Cluster, MemberId, Subscription, TopicPartition
 from assignors._rebalance import choose_protocol, select_assignor
 from assignors._registry import get_assignor
 from assignors._rounds import Round, RoundMember, run_rounds

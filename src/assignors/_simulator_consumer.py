@@ -20,7 +20,7 @@ from assignors._timeline import Note, Timeline, compact
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from assignors._model import MemberId, TopicPartition
+    from assignors._core.model import MemberId, TopicPartition
     from assignors.consumer_group import ConsumerGroupSimulator
 
 __all__ = ["ConsumerDelegate", "speaks_consumer_protocol"]

@@ -6,9 +6,9 @@ import abc
 import logging
 from typing import TYPE_CHECKING
 
-from assignors._base import AbstractPartitionAssignor
-from assignors._errors import ProtocolError
-from assignors._model import (
+from assignors._core.base import AbstractPartitionAssignor
+from assignors._core.errors import ProtocolError
+from assignors._core.model import (
     COOPERATIVE_STICKY_ASSIGNOR_NAME,
     DEFAULT_GENERATION,
     STICKY_ASSIGNOR_NAME,
@@ -27,7 +27,7 @@ from assignors.consumer_protocol import (
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
-    from assignors._model import Cluster, MemberId, Subscription, Topic, TopicPartition
+    from assignors._core.model import Cluster, MemberId, Subscription, Topic, TopicPartition
 
 __all__ = ["CooperativeStickyAssignor", "StickyAssignor"]
 

@@ -14,12 +14,12 @@ from itertools import chain, filterfalse
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from assignors._model import topic_partitions
+from assignors._core.model import topic_partitions
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from assignors._model import MemberId, Topic, TopicPartition
+    from assignors._core.model import MemberId, Topic, TopicPartition
 
 logger = logging.getLogger(__name__)
 

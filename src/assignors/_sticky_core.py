@@ -124,7 +124,7 @@ from assignors._sticky_uniform import assign_identical
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from assignors._model import Cluster, MemberId, Subscription, Topic
+    from assignors._core.model import Cluster, MemberId, Subscription, Topic
 
 logger = logging.getLogger(__name__)
 

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-    from assignors._model import MemberId, Topic, TopicPartition
+    from assignors._core.model import MemberId, Topic, TopicPartition
     from assignors._sticky_claims import State
     from assignors._sticky_racks import RackInfo
 

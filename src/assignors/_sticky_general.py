@@ -17,14 +17,14 @@ import logging
 from itertools import chain
 from typing import TYPE_CHECKING
 
-from assignors._base import topic_positions
+from assignors._core.base import topic_positions
 from assignors._sticky_claims import unclaimed, water_fill
 from assignors._sticky_racks import Locality, rack_pass
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from assignors._model import MemberId, Topic, TopicPartition
+    from assignors._core.model import MemberId, Topic, TopicPartition
     from assignors._sticky_claims import State
     from assignors._sticky_racks import RackInfo
 

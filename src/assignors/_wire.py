@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 
-from assignors._errors import EncodingError, ProtocolError
+from assignors._core.errors import EncodingError, ProtocolError
 
 __all__ = ["Reader", "Writer"]
 

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import TYPE_CHECKING
 
-from assignors._errors import EncodingError, ProtocolError
-from assignors._model import (
+from assignors._core.errors import EncodingError, ProtocolError
+from assignors._core.model import (
     DEFAULT_GENERATION,
     Assignment,
     Subscription,
@@ -42,7 +42,7 @@ from assignors._model import (
     unchecked_assignment,
     unchecked_tp,
 )
-from assignors._util import java_sorted, java_sorted_partitions
+from assignors._core.util import java_sorted, java_sorted_partitions
 from assignors._wire import Reader as _Reader
 from assignors._wire import Writer as _Writer
 

@@ -16,7 +16,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import TypeAlias
 
-from assignors._load import (
+from assignors._core.load import (
     DEFAULT_HEARTBEAT_SECONDS,
     DEFAULT_REBALANCE_SECONDS,
     InvalidWeightError,
@@ -27,7 +27,7 @@ from assignors._load import (
     topic_spreads,
     weighted_load,
 )
-from assignors._model import (
+from assignors._core.model import (
     Assignment,
     Cluster,
     MemberId,

@@ -6,15 +6,15 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from assignors._model import Cluster, RebalanceProtocol, Subscription
+from assignors._core.model import Cluster, RebalanceProtocol, Subscription
 from assignors._registry import get_assignor
 from assignors.rebalance import choose_protocol, rebalance, select_assignor
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from assignors._interface import ConsumerPartitionAssignor
-    from assignors._model import MemberId, TopicPartition
+    from assignors._core.interface import ConsumerPartitionAssignor
+    from assignors._core.model import MemberId, TopicPartition
 
 __all__ = ["ClassicGroup", "ClassicMember", "classic_protocol"]
 

@@ -13,8 +13,8 @@ import heapq
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assignors._errors import SimulationError
-from assignors._model import RebalanceProtocol, TopicPartition
+from assignors._core.errors import SimulationError
+from assignors._core.model import RebalanceProtocol, TopicPartition
 from assignors.consumer_group._classic import ClassicGroup, classic_protocol
 from assignors.consumer_group._common import ServerAssignor
 from assignors.consumer_group._coordinator import Coordinator, MemberRecord
@@ -25,7 +25,7 @@ from assignors.rebalance import AddPartitions, Crash, Event, Join, Leave, Restar
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from assignors._interface import ConsumerPartitionAssignor
+    from assignors._core.interface import ConsumerPartitionAssignor
 
 __all__ = ["ConsumerGroupSimulator"]
 

@@ -11,8 +11,8 @@ from assignors.consumer_group._replay import STRATEGIES, server_strategy
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from assignors._interface import ConsumerPartitionAssignor
-    from assignors._model import TopicPartition
+    from assignors._core.interface import ConsumerPartitionAssignor
+    from assignors._core.model import TopicPartition
 
 __all__ = ["CONSUMER", "Instant", "Timeline", "remote_assignor"]
 

@@ -6,7 +6,7 @@ gives ``r`` back. Tagged fields are never written (Kafka writes none by default)
 
 from __future__ import annotations
 
-from assignors._errors import EncodingError
+from assignors._core.errors import EncodingError
 from assignors.consumer_protocol import encode_assignment, encode_subscription
 from assignors.offsets_topic._decode import GROUP_METADATA_VERSIONS
 from assignors.offsets_topic._flex import FlexWriter

@@ -12,7 +12,7 @@ import base64
 import binascii
 import struct
 
-from assignors._errors import EncodingError, ProtocolError
+from assignors._core.errors import EncodingError, ProtocolError
 from assignors._wire import Reader, Writer
 
 __all__ = ["FlexReader", "FlexWriter", "uuid_from_text", "uuid_text"]

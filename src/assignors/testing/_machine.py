@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from assignors._errors import UnknownAssignorError
-from assignors._interface import ConsumerPartitionAssignor
+from assignors._core.errors import UnknownAssignorError
+from assignors._core.interface import ConsumerPartitionAssignor
 from assignors.consumer_group import STRATEGIES, ServerAssignor
 from assignors.rebalance import AddPartitions, Crash, GroupSimulator, Join, Leave, Restart, Subscribe
 from assignors.testing._battery import AssignorFactory, as_factory

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from hypothesis import strategies as st
 
-from assignors._model import (
+from assignors._core.model import (
     COOPERATIVE_STICKY_ASSIGNOR_NAME,
     RANGE_ASSIGNOR_NAME,
     Assignment,

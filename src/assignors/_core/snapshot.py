@@ -20,9 +20,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assignors._errors import InvalidSubscriptionError
-from assignors._json_input import as_list, as_object, check_fields, fail, name, partition_count
-from assignors._model import DEFAULT_GENERATION, Cluster, MemberId, Subscription, TopicPartition, parse_topic_partition
+from assignors._core.errors import InvalidSubscriptionError
+from assignors._core.json_input import as_list, as_object, check_fields, fail, name, partition_count
+from assignors._core.model import (
+    DEFAULT_GENERATION,
+    Cluster,
+    MemberId,
+    Subscription,
+    TopicPartition,
+    parse_topic_partition,
+)
 
 __all__ = ["Snapshot", "parse_snapshot"]
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
 
-    from assignors._model import Assignment, Cluster, MemberId, RebalanceProtocol, Subscription
+    from assignors._core.model import Assignment, Cluster, MemberId, RebalanceProtocol, Subscription
 
 __all__ = ["ConsumerPartitionAssignor"]
 

@@ -7,14 +7,14 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
-from assignors._errors import InvalidSubscriptionError
-from assignors._model import Assignment, Cluster, RebalanceProtocol, Subscription, unchecked_assignment
-from assignors._util import gc_paused
+from assignors._core.errors import InvalidSubscriptionError
+from assignors._core.model import Assignment, Cluster, RebalanceProtocol, Subscription, unchecked_assignment
+from assignors._core.util import gc_paused
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 
-    from assignors._model import MemberId, Topic, TopicPartition
+    from assignors._core.model import MemberId, Topic, TopicPartition
 
 logger = logging.getLogger(__name__)
 

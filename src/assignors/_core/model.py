@@ -16,7 +16,7 @@ from itertools import pairwise, repeat
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Final, NamedTuple, Self, TypeAlias, TypeGuard
 
-from assignors._errors import InvalidSubscriptionError
+from assignors._core.errors import InvalidSubscriptionError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from assignors._errors import ScenarioError
-from assignors._model import INT32_MAX, is_partition_count
+from assignors._core.errors import ScenarioError
+from assignors._core.model import INT32_MAX, is_partition_count
 
 if TYPE_CHECKING:
     from collections.abc import Collection

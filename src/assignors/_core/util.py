@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from assignors._model import MemberId, Subscription, TopicPartition
+    from assignors._core.model import MemberId, Subscription, TopicPartition
 
 _FIRST_SUPPLEMENTARY = "\U00010000"
 

@@ -13,8 +13,8 @@ from enum import Enum
 from operator import itemgetter
 from typing import TypeAlias
 
-from assignors._errors import AssignorError
-from assignors._model import Assignment, MemberId, RebalanceProtocol, Subscription, TopicPartition
+from assignors._core.errors import AssignorError
+from assignors._core.model import Assignment, MemberId, RebalanceProtocol, Subscription, TopicPartition
 
 __all__ = [
     "DEFAULT_HEARTBEAT_SECONDS",
