@@ -86,7 +86,7 @@ def test_sticky_user_data_decodes_the_same_when_its_assignment_was_seen_before(
     pairs: list[tuple[str, int]], first: int, second: int
 ) -> None:
     """A V1 blob whose assignment bytes were decoded before (with another generation) decodes as from scratch."""
-    from assignors import consumer_protocol
+    from assignors._wire import consumer_protocol
 
     partitions = [TP(t, p) for t, p in pairs]
     consumer_protocol.decode_sticky_user_data(encode_sticky_user_data(partitions, first))

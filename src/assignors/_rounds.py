@@ -59,7 +59,12 @@ from assignors._rebalance import (
     validate_cooperative_assignment,
 )
 from assignors._registry import is_built_in
-from assignors.consumer_protocol import decode_assignment, decode_subscription, encode_assignment, encode_subscription
+from assignors._wire.consumer_protocol import (
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

@@ -17,7 +17,7 @@ from assignors._core.model import (
 )
 from assignors._sticky_core import Claim, StickyResult, sticky_assign
 from assignors._sticky_uniform import assign_single_claims, plain_identical, round_robin
-from assignors.consumer_protocol import (
+from assignors._wire.consumer_protocol import (
     decode_cooperative_user_data,
     decode_sticky_user_data,
     encode_cooperative_user_data,

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from assignors._core.errors import ProtocolError
 from assignors._core.model import Assignment
-from assignors.consumer_protocol import decode_assignment, decode_subscription
-from assignors.offsets_topic._flex import FlexReader
+from assignors._wire.consumer_protocol import decode_assignment, decode_subscription
+from assignors._wire.flex import FlexReader
 from assignors.offsets_topic._records import (
     ConsumerGroupCurrentMemberAssignment,
     ConsumerGroupMemberMetadata,

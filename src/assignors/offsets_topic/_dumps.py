@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from assignors._core.errors import AssignorError, ProtocolError
 from assignors._core.model import Assignment, Subscription, TopicPartition
-from assignors.consumer_protocol import decode_assignment, decode_subscription
+from assignors._wire.consumer_protocol import decode_assignment, decode_subscription
 from assignors.offsets_topic._records import (
     ConsumerGroupCurrentMemberAssignment,
     ConsumerGroupMemberMetadata,

@@ -7,9 +7,9 @@ gives ``r`` back. Tagged fields are never written (Kafka writes none by default)
 from __future__ import annotations
 
 from assignors._core.errors import EncodingError
-from assignors.consumer_protocol import encode_assignment, encode_subscription
+from assignors._wire.consumer_protocol import encode_assignment, encode_subscription
+from assignors._wire.flex import FlexWriter
 from assignors.offsets_topic._decode import GROUP_METADATA_VERSIONS
-from assignors.offsets_topic._flex import FlexWriter
 from assignors.offsets_topic._records import (
     ConsumerGroupCurrentMemberAssignment,
     ConsumerGroupMemberMetadata,

@@ -13,7 +13,7 @@ import binascii
 import struct
 
 from assignors._core.errors import EncodingError, ProtocolError
-from assignors._wire import Reader, Writer
+from assignors._wire.buffers import Reader, Writer
 
 __all__ = ["FlexReader", "FlexWriter", "uuid_from_text", "uuid_text"]
 
