@@ -21,9 +21,9 @@ from assignors import (
     Subscription,
     TopicPartition,
 )
+from assignors._builtin.sticky.core import sticky_assign
+from assignors._builtin.sticky.uniform import assign_single_claims, plain_identical
 from assignors._core.base import validate_group
-from assignors._sticky_core import sticky_assign
-from assignors._sticky_uniform import assign_single_claims, plain_identical
 from assignors.consumer_protocol import encode_sticky_user_data
 from assignors.testing import (
     Group,

@@ -9,6 +9,10 @@ The public API: the domain model (:class:`TopicPartition`, :class:`Subscription`
 
 from importlib import metadata as _metadata
 
+from assignors._builtin.range import RangeAssignor
+from assignors._builtin.registry import assignor_names, get_assignor
+from assignors._builtin.round_robin import RoundRobinAssignor
+from assignors._builtin.sticky.assignor import CooperativeStickyAssignor, StickyAssignor
 from assignors._core.errors import (
     AssignorError,
     ConfigurationError,
@@ -38,10 +42,6 @@ from assignors._core.model import (
     TopicPartition,
     parse_topic_partition,
 )
-from assignors._range import RangeAssignor
-from assignors._registry import assignor_names, get_assignor
-from assignors._round_robin import RoundRobinAssignor
-from assignors._sticky import CooperativeStickyAssignor, StickyAssignor
 
 __all__ = [
     "COOPERATIVE_STICKY_ASSIGNOR_NAME",

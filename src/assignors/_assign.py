@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from assignors._builtin.registry import get_assignor
 from assignors._core.model import RebalanceProtocol
-from assignors._registry import get_assignor
 from assignors.metrics import Balance, Movement, balance, movement, owners
 from assignors.rebalance import preferred_protocol, rebalance
 

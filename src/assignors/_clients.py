@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from assignors._builtin.registry import get_assignor
 from assignors._core.errors import ConfigurationError
 from assignors._core.model import Cluster, RebalanceProtocol, Subscription
-from assignors._registry import get_assignor
 
 if TYPE_CHECKING:
     from assignors._core.interface import ConsumerPartitionAssignor

@@ -38,6 +38,7 @@ from itertools import chain, filterfalse
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
+from assignors._builtin.registry import is_built_in
 from assignors._core.base import AbstractPartitionAssignor
 from assignors._core.errors import AssignorError, ConfigurationError, InvalidSubscriptionError
 from assignors._core.model import (
@@ -58,7 +59,6 @@ from assignors._rebalance import (
     select_assignor,
     validate_cooperative_assignment,
 )
-from assignors._registry import is_built_in
 from assignors._wire.consumer_protocol import (
     decode_assignment,
     decode_subscription,

@@ -24,12 +24,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, assert_never, cast
 
+from assignors._builtin.registry import get_assignor
 from assignors._core.errors import ConfigurationError, InconsistentGroupProtocolError, SimulationError
 from assignors._core.interface import ConsumerPartitionAssignor
 from assignors._core.model import DEFAULT_GENERATION, Assignment, Cluster, MemberId, Subscription, TopicPartition
 from assignors._events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
 from assignors._rebalance import choose_protocol, select_assignor
-from assignors._registry import get_assignor
 from assignors._rounds import Round, RoundMember, run_rounds
 from assignors._simulator_consumer import ConsumerDelegate, speaks_consumer_protocol
 from assignors._timeline import Note, SimulatedRebalance, Timeline, compact

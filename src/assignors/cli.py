@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assignors._assign import assign_snapshot
+from assignors._builtin.registry import assignor_names
 from assignors._core.errors import AssignorError, UsageError
 from assignors._core.snapshot import parse_snapshot
-from assignors._registry import assignor_names
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence

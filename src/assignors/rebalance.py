@@ -15,6 +15,7 @@
   reads the JSON scenarios of ``assignors simulate``.
 """
 
+from assignors._builtin.registry import is_built_in
 from assignors._events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
 from assignors._rebalance import (
     BROKER_TIE_ORDER,
@@ -26,7 +27,6 @@ from assignors._rebalance import (
     select_assignor,
     validate_cooperative_assignment,
 )
-from assignors._registry import is_built_in
 from assignors._rounds import RebalanceResult, Round, RoundMember, rebalance, run_round, run_rounds
 from assignors._scenario import Scenario, parse_scenario
 from assignors._simulator import GroupSimulator

@@ -6,8 +6,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from assignors._builtin.registry import get_assignor
 from assignors._core.model import Cluster, RebalanceProtocol, Subscription
-from assignors._registry import get_assignor
 from assignors.rebalance import choose_protocol, rebalance, select_assignor
 
 if TYPE_CHECKING:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assignors._builtin.range import RangeAssignor as ClassicRangeAssignor
 from assignors._core.model import RANGE_ASSIGNOR_NAME, Cluster
-from assignors._range import RangeAssignor as ClassicRangeAssignor
 from assignors.consumer_group._common import ServerAssignor
 
 if TYPE_CHECKING:

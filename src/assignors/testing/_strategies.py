@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from hypothesis import strategies as st
 
+from assignors._builtin.registry import assignor_names
 from assignors._core.model import (
     COOPERATIVE_STICKY_ASSIGNOR_NAME,
     RANGE_ASSIGNOR_NAME,
@@ -22,7 +23,6 @@ from assignors._core.model import (
     Subscription,
     TopicPartition,
 )
-from assignors._registry import assignor_names
 from assignors.rebalance import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Scenario, Subscribe
 
 if TYPE_CHECKING:

@@ -115,11 +115,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from assignors._sticky_claims import Claim, State, StickyResult, resolve_claims
-from assignors._sticky_exchange import improve
-from assignors._sticky_general import assign_general
-from assignors._sticky_racks import RackInfo
-from assignors._sticky_uniform import assign_identical
+from assignors._builtin.sticky.claims import Claim, State, StickyResult, resolve_claims
+from assignors._builtin.sticky.exchange import improve
+from assignors._builtin.sticky.general import assign_general
+from assignors._builtin.sticky.racks import RackInfo
+from assignors._builtin.sticky.uniform import assign_identical
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

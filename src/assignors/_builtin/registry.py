@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assignors._builtin.range import RangeAssignor
+from assignors._builtin.round_robin import RoundRobinAssignor
+from assignors._builtin.sticky.assignor import CooperativeStickyAssignor, StickyAssignor
 from assignors._core.errors import UnknownAssignorError
-from assignors._range import RangeAssignor
-from assignors._round_robin import RoundRobinAssignor
-from assignors._sticky import CooperativeStickyAssignor, StickyAssignor
 
 if TYPE_CHECKING:
     from collections.abc import Callable

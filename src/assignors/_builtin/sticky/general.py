@@ -17,16 +17,16 @@ import logging
 from itertools import chain
 from typing import TYPE_CHECKING
 
+from assignors._builtin.sticky.claims import unclaimed, water_fill
+from assignors._builtin.sticky.racks import Locality, rack_pass
 from assignors._core.base import topic_positions
-from assignors._sticky_claims import unclaimed, water_fill
-from assignors._sticky_racks import Locality, rack_pass
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from assignors._builtin.sticky.claims import State
+    from assignors._builtin.sticky.racks import RackInfo
     from assignors._core.model import MemberId, Topic, TopicPartition
-    from assignors._sticky_claims import State
-    from assignors._sticky_racks import RackInfo
 
 logger = logging.getLogger(__name__)
 

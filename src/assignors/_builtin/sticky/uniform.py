@@ -35,17 +35,17 @@ from itertools import chain, compress, groupby, repeat
 from operator import add, attrgetter, gt, itemgetter
 from typing import TYPE_CHECKING
 
+from assignors._builtin.sticky.claims import State, StickyResult, water_fill
+from assignors._builtin.sticky.exchange import SHIFT_SPREAD
+from assignors._builtin.sticky.racks import Locality, rack_pass
 from assignors._core.model import TopicPartition
-from assignors._sticky_claims import State, StickyResult, water_fill
-from assignors._sticky_exchange import SHIFT_SPREAD
-from assignors._sticky_racks import Locality, rack_pass
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterator, Mapping, Sequence
 
+    from assignors._builtin.sticky.claims import Claim
+    from assignors._builtin.sticky.racks import RackInfo
     from assignors._core.model import Cluster, MemberId, Subscription, Topic
-    from assignors._sticky_claims import Claim
-    from assignors._sticky_racks import RackInfo
 
 logger = logging.getLogger(__name__)
 

@@ -6,6 +6,8 @@ import abc
 import logging
 from typing import TYPE_CHECKING
 
+from assignors._builtin.sticky.core import Claim, StickyResult, sticky_assign
+from assignors._builtin.sticky.uniform import assign_single_claims, plain_identical, round_robin
 from assignors._core.base import AbstractPartitionAssignor
 from assignors._core.errors import ProtocolError
 from assignors._core.model import (
@@ -15,8 +17,6 @@ from assignors._core.model import (
     Assignment,
     RebalanceProtocol,
 )
-from assignors._sticky_core import Claim, StickyResult, sticky_assign
-from assignors._sticky_uniform import assign_single_claims, plain_identical, round_robin
 from assignors._wire.consumer_protocol import (
     decode_cooperative_user_data,
     decode_sticky_user_data,

@@ -14,14 +14,14 @@ from itertools import chain, compress, repeat
 from operator import contains, not_
 from typing import TYPE_CHECKING
 
+from assignors._builtin.sticky.claims import water_fill
 from assignors._core.model import topic_partitions
-from assignors._sticky_claims import water_fill
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+    from assignors._builtin.sticky.claims import State
     from assignors._core.model import Cluster, MemberId, Subscription, Topic, TopicPartition
-    from assignors._sticky_claims import State
 
 __all__ = ["Locality", "RackInfo", "rack_pass"]
 

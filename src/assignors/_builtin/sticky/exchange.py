@@ -49,9 +49,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+    from assignors._builtin.sticky.claims import State
+    from assignors._builtin.sticky.racks import RackInfo
     from assignors._core.model import MemberId, Topic, TopicPartition
-    from assignors._sticky_claims import State
-    from assignors._sticky_racks import RackInfo
 
 logger = logging.getLogger(__name__)
 
