@@ -20,6 +20,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from assignors._builtin.registry import is_built_in
+from assignors._classic.rules import choose_protocol, validate_cooperative_assignment
 from assignors._clients import cluster_of, require_protocol, resolve
 from assignors._core.model import (
     DEFAULT_GENERATION,
@@ -28,7 +29,6 @@ from assignors._core.model import (
     Subscription,
     TopicPartition,
 )
-from assignors._rebalance import choose_protocol, validate_cooperative_assignment
 from assignors.consumer_protocol import encode_assignment, encode_subscription
 
 if TYPE_CHECKING:

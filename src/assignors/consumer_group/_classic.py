@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from assignors._builtin.registry import get_assignor
+from assignors._classic.rounds import rebalance
+from assignors._classic.rules import choose_protocol, select_assignor
 from assignors._core.model import Cluster, RebalanceProtocol, Subscription
-from assignors.rebalance import choose_protocol, rebalance, select_assignor
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from assignors._classic.events import AddPartitions, Crash, Event, Join, Leave, Restart, Subscribe
 from assignors._core.errors import SimulationError
 from assignors._core.model import RebalanceProtocol, TopicPartition
 from assignors.consumer_group._classic import ClassicGroup, classic_protocol
@@ -20,7 +21,6 @@ from assignors.consumer_group._common import ServerAssignor
 from assignors.consumer_group._coordinator import Coordinator, MemberRecord
 from assignors.consumer_group._reconcile import MemberAssignmentState, MemberState
 from assignors.consumer_group._timeline import Instant, Timeline, remote_assignor
-from assignors.rebalance import AddPartitions, Crash, Event, Join, Leave, Restart, Scenario, Subscribe
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -28,6 +28,16 @@ if TYPE_CHECKING:
     from assignors._core.interface import ConsumerPartitionAssignor
 
 __all__ = ["ConsumerGroupSimulator"]
+
+
+class _Scenario(Protocol):
+    """What :meth:`ConsumerGroupSimulator.from_scenario` reads of a :class:`assignors.rebalance.Scenario`."""
+
+    @property
+    def partitions(self) -> Mapping[str, int]: ...
+
+    @property
+    def session_timeout_s(self) -> float: ...
 
 
 @dataclass(slots=True)
@@ -92,7 +102,7 @@ class ConsumerGroupSimulator:
         self._seen: dict[str, float] = {}  # member id -> last heartbeat
 
     @classmethod
-    def from_scenario(cls, scenario: Scenario, **options: float) -> ConsumerGroupSimulator:
+    def from_scenario(cls, scenario: _Scenario, **options: float) -> ConsumerGroupSimulator:
         """A simulator for a scenario of ``assignors simulate`` (see :func:`assignors.rebalance.parse_scenario`)."""
         return cls(scenario.partitions, session_timeout_s=scenario.session_timeout_s, **options)
 

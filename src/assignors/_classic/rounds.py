@@ -39,6 +39,13 @@ from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from assignors._builtin.registry import is_built_in
+from assignors._classic.rules import (
+    preferred_protocol,
+    receive_assignment,
+    revoke_before_join,
+    select_assignor,
+    validate_cooperative_assignment,
+)
 from assignors._core.base import AbstractPartitionAssignor
 from assignors._core.errors import AssignorError, ConfigurationError, InvalidSubscriptionError
 from assignors._core.model import (
@@ -51,13 +58,6 @@ from assignors._core.model import (
     topic_partitions,
     unchecked_assignment,
     unchecked_subscription,
-)
-from assignors._rebalance import (
-    preferred_protocol,
-    receive_assignment,
-    revoke_before_join,
-    select_assignor,
-    validate_cooperative_assignment,
 )
 from assignors._wire.consumer_protocol import (
     decode_assignment,

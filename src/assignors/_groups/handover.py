@@ -14,14 +14,15 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from assignors._events import Event, Join, Restart
-from assignors._timeline import Note, Timeline, compact
+from assignors._classic.events import Event, Join, Restart
+from assignors._classic.timeline import Note, Timeline, compact
+from assignors.consumer_group._simulator import ConsumerGroupSimulator
+from assignors.consumer_group._timeline import remote_assignor
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from assignors._core.model import MemberId, TopicPartition
-    from assignors.consumer_group import ConsumerGroupSimulator
 
 __all__ = ["ConsumerDelegate", "speaks_consumer_protocol"]
 
@@ -30,8 +31,6 @@ logger = logging.getLogger(__name__)
 
 def speaks_consumer_protocol(event: Event) -> bool:
     """Whether ``event`` starts a member with ``group.protocol=consumer``."""
-    from assignors.consumer_group import remote_assignor  # the consumer model imports this package's facade
-
     if isinstance(event, Join | Restart) and event.assignors is not None:
         return remote_assignor(event.assignors)[0]
     return False
@@ -47,8 +46,6 @@ class ConsumerDelegate:
         earlier: Sequence[Event],
         timeline: Timeline,
     ) -> None:
-        from assignors.consumer_group import ConsumerGroupSimulator
-
         self.model: ConsumerGroupSimulator = ConsumerGroupSimulator(partitions, session_timeout_s=session_timeout_s)
         self.timeline = timeline
         logger.debug("a member speaks the consumer protocol: replaying %d events on the KIP-848 model", len(earlier))

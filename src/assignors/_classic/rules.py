@@ -6,7 +6,7 @@
   :func:`receive_assignment` (``onJoinComplete``);
 - the leader's check of a user's cooperative assignor, :func:`validate_cooperative_assignment`.
 
-The round engine that applies them is :mod:`assignors._rounds`.
+The round engine that applies them is :mod:`assignors._classic.rounds`.
 """
 
 from __future__ import annotations

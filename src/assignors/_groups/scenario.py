@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from assignors._classic.events import AddPartitions, Crash, Event, Join, Leave, Restart, Subscribe
+from assignors._classic.timeline import Timeline
 from assignors._core.json_input import (
     as_list,
     as_object,
@@ -36,9 +38,7 @@ from assignors._core.json_input import (
     optional_name,
     partition_count,
 )
-from assignors._events import AddPartitions, Crash, Event, Join, Leave, Restart, Subscribe
-from assignors._simulator import GroupSimulator
-from assignors._timeline import Timeline
+from assignors._groups.simulator import GroupSimulator
 
 __all__ = ["Scenario", "parse_scenario"]
 

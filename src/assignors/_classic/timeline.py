@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from assignors._classic.rounds import Round
 from assignors._core.model import MemberId, TopicPartition
-from assignors._rounds import Round
 
 __all__ = ["Note", "SimulatedRebalance", "SimulatedRound", "Timeline", "compact", "timeline_json"]
 

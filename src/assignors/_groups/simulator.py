@@ -1,7 +1,7 @@
 """A consumer-group simulator: Kafka's classic group protocol around any assignors.
 
 Members join, leave, crash, restart and change their subscriptions; topics grow. Every
-rebalance runs the rounds of :mod:`assignors._rounds` (one generation per JoinGroup/SyncGroup
+rebalance runs the rounds of :mod:`assignors._classic.rounds` (one generation per JoinGroup/SyncGroup
 round): the leader is the longest-standing member, the coordinator selects the assignor from
 every member's preferences, each subscription reaches the leader as Kafka's bytes and each
 assignment comes back the same way, and each member applies its own protocol (EAGER members
@@ -9,7 +9,7 @@ revoke everything before joining; COOPERATIVE members revoke after the assignmen
 rejoin). Rounds repeat until no member needs to rejoin.
 
 A member with ``group.protocol=consumer`` (KIP-848) hands the group to the consumer-protocol
-model (:mod:`assignors._simulator_consumer`): the online upgrade and heartbeats from then on.
+model (:mod:`assignors._groups.handover`): the online upgrade and heartbeats from then on.
 
 Exported from :mod:`assignors.rebalance`.
 """
@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, assert_never, cast
 
 from assignors._builtin.registry import get_assignor
+from assignors._classic.events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
+from assignors._classic.rounds import Round, RoundMember, run_rounds
+from assignors._classic.rules import choose_protocol, select_assignor
+from assignors._classic.timeline import Note, SimulatedRebalance, Timeline, compact
 from assignors._core.errors import ConfigurationError, InconsistentGroupProtocolError, SimulationError
 from assignors._core.interface import ConsumerPartitionAssignor
 from assignors._core.model import DEFAULT_GENERATION, Assignment, Cluster, MemberId, Subscription, TopicPartition
-from assignors._events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
-from assignors._rebalance import choose_protocol, select_assignor
-from assignors._rounds import Round, RoundMember, run_rounds
-from assignors._simulator_consumer import ConsumerDelegate, speaks_consumer_protocol
-from assignors._timeline import Note, SimulatedRebalance, Timeline, compact
+from assignors._groups.handover import ConsumerDelegate, speaks_consumer_protocol
 
 if TYPE_CHECKING:
     from assignors.consumer_group import ConsumerGroupSimulator
