@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assignors._builtin.registry import get_assignor
+from assignors._classic.rounds import rebalance
+from assignors._classic.rules import preferred_protocol
+from assignors._core.metrics import Balance, Movement, balance, movement, owners
 from assignors._core.model import RebalanceProtocol
-from assignors.metrics import Balance, Movement, balance, movement, owners
-from assignors.rebalance import preferred_protocol, rebalance
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -29,7 +29,7 @@ from assignors._core.model import (
     Subscription,
     TopicPartition,
 )
-from assignors.consumer_protocol import encode_assignment, encode_subscription
+from assignors._wire.consumer_protocol import encode_assignment, encode_subscription
 
 if TYPE_CHECKING:
     from assignors._core.interface import ConsumerPartitionAssignor

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from assignors._classic.events import AddPartitions, Crash, Join, Leave, Restart, Subscribe
 from assignors._core.model import COOPERATIVE_STICKY_ASSIGNOR_NAME, RANGE_ASSIGNOR_NAME, TopicPartition
 from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline, Instant, ServerAssignor
-from assignors.rebalance import AddPartitions, Crash, Join, Leave, Restart, Subscribe
 from assignors.testing._checks import InvariantViolationError
 
 __all__ = ["consumer_group_problems", "consumer_group_state_machine"]

@@ -7,12 +7,14 @@ from collections.abc import Mapping
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from assignors._classic.events import AddPartitions, Crash, Join, Leave, Restart, Subscribe
 from assignors._core.errors import UnknownAssignorError
 from assignors._core.interface import ConsumerPartitionAssignor
+from assignors._groups.simulator import GroupSimulator
 from assignors.consumer_group import STRATEGIES, ServerAssignor
-from assignors.rebalance import AddPartitions, Crash, GroupSimulator, Join, Leave, Restart, Subscribe
 from assignors.testing._battery import AssignorFactory, as_factory
 from assignors.testing._checks import InvariantViolationError, simulation_problems
+from assignors.testing._consumer import consumer_group_state_machine
 
 __all__ = ["group_state_machine"]
 
@@ -25,8 +27,6 @@ def _server_machine(
     assignor: object, partitions: Mapping[str, int] | None, session_timeout_s: float
 ) -> type[RuleBasedStateMachine]:
     """The consumer-protocol machine for a KIP-848 server assignor (a strategy name, object or class)."""
-    from assignors.testing._consumer import consumer_group_state_machine
-
     if isinstance(assignor, str):
         if assignor not in STRATEGIES:
             msg = f"assignor={assignor!r}: give a client assignor object or factory, or a server strategy name"
