@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from spark_processes import LOOPBACK, free_port, start
+from helpers.spark_processes import LOOPBACK, free_port, start
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

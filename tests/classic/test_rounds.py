@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from assignors import (
     Assignment,
@@ -15,6 +18,7 @@ from assignors import (
     StickyAssignor,
     Subscription,
     TopicPartition,
+    get_assignor,
 )
 from assignors.rebalance import GroupSimulator, Join, SimulatedRound, is_built_in, rebalance
 from assignors.rebalance import Round as EngineRound
@@ -109,3 +113,19 @@ def test_trust_is_decided_by_type_not_by_name() -> None:
     sim.apply(Join(0, "a", ("t",), (Impostor(),)))
     with pytest.raises(CooperativeViolationError):
         sim.apply(Join(1, "b", ("t",), (Impostor(),)))
+
+
+@given(st.sampled_from(["range", "roundrobin", "sticky", "cooperative-sticky"]), st.integers(1, 6))
+def test_rebalance_given_assignments_equals_given_partitions(name: str, joining: int) -> None:
+    """Passing the Assignment objects a member received as ``owned`` changes nothing but the checks skipped."""
+    cluster = Cluster({"a": 7, "b": 5})
+    members = [f"m{i}" for i in range(6)]
+    subs = {m: Subscription(["a", "b"] if i % 2 else ["a"]) for i, m in enumerate(members)}
+    first = rebalance(get_assignor(name), cluster, {m: subs[m] for m in members[:joining]}, {}, generation=-1)
+    as_assignments: dict[str, Assignment] = {m: first.assignment[m] for m in members[:joining]}
+    as_partitions = {m: list(a.partitions) for m, a in as_assignments.items()}
+    one = rebalance(get_assignor(name), cluster, subs, as_assignments, generation=first.generation)
+    other = rebalance(get_assignor(name), cluster, subs, as_partitions, generation=first.generation)
+    assert [replace(r, assign_seconds=0.0) for r in one.rounds] == [
+        replace(r, assign_seconds=0.0) for r in other.rounds
+    ]

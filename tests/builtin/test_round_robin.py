@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from _kafka import naive_round_robin
 from assignors import Cluster, RoundRobinAssignor, Subscription
 from assignors.testing import Group, balance_problems, determinism_problems, groups, validity_problems
+from helpers.kafka_inputs import naive_round_robin
 
 
 def assign(cluster: Cluster, subscriptions: dict[str, Subscription]) -> dict[str, list[str]]:

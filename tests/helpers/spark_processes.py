@@ -3,7 +3,7 @@
 - :func:`start_connect_server`: ``spark-submit --class org.apache.spark.sql.connect.service.SparkConnectServer``
   with ``spark.connect.grpc.binding.address=127.0.0.1`` on a free port.
 - :func:`start`: any launcher, e.g. the standalone master and workers of the cluster recipe
-  (tests/cluster_recipe.py), which tests/spark/test_cluster.py starts.
+  (tests/helpers/cluster_recipe.py), which tests/spark/test_cluster.py starts.
 
 Every process starts in its own session (process group), so stopping it by its PID also ends
 the Python workers it forked. On Linux each also gets SIGTERM when the test process dies

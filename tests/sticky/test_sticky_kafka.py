@@ -1,4 +1,4 @@
-"""Ours against a literal transcription of Kafka's AbstractStickyAssignor (tests/kafka_sticky.py).
+"""Ours against a literal transcription of Kafka's AbstractStickyAssignor (tests/helpers/kafka_sticky.py).
 
 The transcription first reproduces Kafka's own test outputs, then the two run side by
 side on groups of 1,000+ partitions, where the exact oracle is too slow: with identical
@@ -15,7 +15,7 @@ import pytest
 
 from assignors import Assignment, Cluster, StickyAssignor, Subscription, TopicPartition
 from assignors.testing import StickyScore, balance_problems, sticky_score
-from kafka_sticky import kafka_sticky
+from helpers.kafka_sticky import kafka_sticky
 
 TP = TopicPartition
 

@@ -1,6 +1,6 @@
 """Sticky and cooperative-sticky against the exact optimum of the sticky objective.
 
-The corpus (tests/sticky_oracle.py: 2,000 small groups with identical and mixed
+The corpus (tests/helpers/sticky_oracle.py: 2,000 small groups with identical and mixed
 subscriptions, stale and double claims, racks, members joining and leaving) is solved
 exactly by a MILP; each assignor's settled result must be valid, balanced, and reach the
 optimum at every level, except for the gaps stated in docs/sticky.md, which the bounds
@@ -30,7 +30,7 @@ from assignors.testing import (
     sticky_score,
     topic_spread_problems,
 )
-from sticky_oracle import misses, solve
+from helpers.sticky_oracle import misses, solve
 
 CORPUS = 2000
 CHUNK = 250

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from _kafka import as_strings, kafka_cluster, kafka_consumers, naive_range, null_racks, racks
 from assignors import Cluster, RangeAssignor, Subscription, TopicPartition
 from assignors.testing import (
     Group,
@@ -17,6 +16,7 @@ from assignors.testing import (
     per_topic_balance_problems,
     validity_problems,
 )
+from helpers.kafka_inputs import as_strings, kafka_cluster, kafka_consumers, naive_range, null_racks, racks
 
 TP = TopicPartition
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from assignors import Assignment, EncodingError, InvalidSubscriptionError, ProtocolError, Subscription, TopicPartition
+from assignors._wire import consumer_protocol
 from assignors.consumer_protocol import (
     decode_assignment,
     decode_cooperative_user_data,
@@ -255,3 +257,47 @@ def test_mutated_assignments_raise_only_protocol_error(assignment: Assignment, d
     if blob:
         blob[position] = data.draw(st.integers(0, 255))
     assert _well_placed(_protocol_error(decode_assignment, bytes(blob)), blob)
+
+
+def _string(text: str) -> bytes:
+    data = text.encode()
+    return struct.pack(">h", len(data)) + data
+
+
+def _owned(topic: str) -> bytes:
+    """``[topic, [0]]``: one topic-partitions element."""
+    return struct.pack(">i", 1) + _string(topic) + struct.pack(">ii", 1, 0)
+
+
+def test_decoders_refuse_an_empty_topic_in_owned_and_assigned_partitions() -> None:
+    """TopicPartition refuses an empty topic; the wire decoders now do too, naming the offset."""
+    # Subscription v1: version, topics ["t"], user_data null, owned [("", [0])]
+    subscription = struct.pack(">hi", 1, 1) + _string("t") + struct.pack(">i", -1) + _owned("")
+    with pytest.raises(ProtocolError, match=r"owned_partitions\.topic: empty topic name at offset 17") as error:
+        decode_subscription(subscription)
+    assert error.value.offset == 17
+    assignment = struct.pack(">h", 0) + _owned("") + struct.pack(">i", -1)
+    with pytest.raises(ProtocolError, match=r"assigned_partitions\.topic: empty topic name at offset 6"):
+        decode_assignment(assignment)
+    good = struct.pack(">h", 0) + _owned("t") + struct.pack(">i", -1)
+    assert decode_assignment(good).partitions == (TopicPartition("t", 0),)
+    assert decode_assignment(encode_assignment(decode_assignment(good))) == decode_assignment(good)
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 9)), unique=True, max_size=6),
+    st.integers(-1, 2**31 - 1),
+    st.integers(-1, 2**31 - 1),
+)
+def test_sticky_user_data_decodes_the_same_when_its_assignment_was_seen_before(
+    pairs: list[tuple[str, int]], first: int, second: int
+) -> None:
+    """A V1 blob whose assignment bytes were decoded before (with another generation) decodes as from scratch."""
+    partitions = [TP(t, p) for t, p in pairs]
+    consumer_protocol.decode_sticky_user_data(encode_sticky_user_data(partitions, first))
+    again = consumer_protocol.decode_sticky_user_data(encode_sticky_user_data(partitions, second))
+    consumer_protocol._V1_ASSIGNMENTS.clear()  # decode without what was seen
+    fresh = consumer_protocol.decode_sticky_user_data(encode_sticky_user_data(partitions, second))
+    assert again == fresh
+    assert again.generation == second
+    assert sorted(again.partitions) == sorted(partitions)

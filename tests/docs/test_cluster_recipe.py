@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cluster_recipe import DOCUMENTED, SPARK_EXTRA, Step, parse, render, steps
+from helpers.cluster_recipe import DOCUMENTED, SPARK_EXTRA, Step, parse, render, steps
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sh_blocks(text: str) -> list[str]:

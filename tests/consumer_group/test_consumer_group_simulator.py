@@ -17,7 +17,7 @@ from assignors.consumer_group import (
 from assignors.rebalance import AddPartitions, Crash, Event, Join, Leave, Restart, Subscribe, parse_scenario
 from assignors.testing import consumer_group_problems, group_state_machine
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 U = ("uniform",)
 ORDERS = ("orders",)
 COOP = ("cooperative-sticky",)

@@ -1,7 +1,7 @@
 """StickyAssignor and CooperativeStickyAssignor: worked examples and the properties the kit does not run.
 
 Validity, balance, determinism, the fixpoint, needless movement, cooperative safety and
-convergence run once, through ``check_assignor`` in tests/test_kit.py.
+convergence run once, through ``check_assignor`` in tests/kit/test_kit.py.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assignors.cli import main
-from test_offsets_history import DUMP_LOG, FORMATTER_39
+from helpers.dumps import DUMP_LOG, FORMATTER_39
 
 # The tables are Parquet: the command needs the collect extra (pyarrow), which core-test leaves out.
 pq = pytest.importorskip("pyarrow.parquet", reason="needs the collect extra")

@@ -11,7 +11,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assignors import AssignorError, Cluster, RangeAssignor, RebalanceProtocol, Subscription, TopicPartition
+from assignors import (
+    AssignorError,
+    Cluster,
+    RangeAssignor,
+    RebalanceProtocol,
+    Subscription,
+    TopicPartition,
+    get_assignor,
+)
 from assignors.metrics import (
     Balance,
     InvalidWeightError,
@@ -279,3 +287,74 @@ def test_pause_cost_properties(first: Group, second: Group, rebalance_s: float, 
     assert consumer == m.moved * heartbeat_s
     if m.moved == 0:
         assert cooperative == consumer == 0.0
+
+
+_TOPICS = ("a", "b", "c")
+
+
+@st.composite
+def _cases(draw: st.DrawFn) -> tuple[Cluster, dict[str, Subscription], dict[str, list[TopicPartition]]]:
+    counts = {t: draw(st.integers(0, 5)) for t in _TOPICS}
+    members = draw(st.lists(st.sampled_from("mnopqr"), min_size=1, max_size=5, unique=True))
+    subs = {m: Subscription(draw(st.lists(st.sampled_from(_TOPICS), max_size=3))) for m in members}
+    every = [TP(t, p) for t in _TOPICS for p in range(counts[t] + 1)]  # one partition beyond each topic
+    assignment = {m: draw(st.lists(st.sampled_from(every), max_size=6)) for m in members}
+    return Cluster(counts), subs, assignment
+
+
+def _valid(cluster: Cluster, subs: dict[str, Subscription], assignment: dict[str, list[TopicPartition]]) -> bool:
+    """Validity spelled out partition by partition."""
+    owners: dict[TopicPartition, str] = {}
+    for member, partitions in assignment.items():
+        for tp in partitions:
+            if tp in owners or tp.topic not in subs[member].topics:
+                return False
+            if tp.partition >= (cluster.partition_count(tp.topic) or 0):
+                return False
+            owners[tp] = member
+    expected = {TP(t, p) for s in subs.values() for t in s.topics for p in range(cluster.partition_count(t) or 0)}
+    return set(owners) == expected
+
+
+@given(_cases())
+def test_check_assignment_finds_a_violation_exactly_when_one_exists(
+    case: tuple[Cluster, dict[str, Subscription], dict[str, list[TopicPartition]]],
+) -> None:
+    cluster, subs, assignment = case
+    assert (not check_assignment(cluster, subs, assignment)) == _valid(cluster, subs, assignment)
+
+
+@given(_cases())
+def test_balance_topic_spread_is_topic_spreads(
+    case: tuple[Cluster, dict[str, Subscription], dict[str, list[TopicPartition]]],
+) -> None:
+    """balance() counts spreads one topic list at a time when every member has a subscription."""
+    _, subs, assignment = case
+    spreads = topic_spreads(assignment, subs)
+    measured = balance(assignment, subs)
+    assert measured.topic_spread_sum == sum(spreads.values())
+    assert measured.topic_spread == max(spreads.values(), default=0)
+    assert measured.worst_topic == max(spreads, key=spreads.__getitem__, default=None)
+
+
+@given(groups(), st.data())
+def test_check_assignment_reads_a_one_shot_iterable_once(group: Group, data: st.DataObject) -> None:
+    """Generators give the same violations as tuples (the fast path used to consume them)."""
+    result = get_assignor("range").assign(group.cluster, group.subscriptions)
+    assignment = {m: a.partitions for m, a in result.items()}
+    broken: bool = data.draw(st.booleans(), label="break it")
+    if assignment and broken:
+        member = data.draw(st.sampled_from(sorted(assignment)), label="member")
+        assignment[member] = (*assignment[member], TopicPartition("not-subscribed", 0))
+    expected = check_assignment(group.cluster, group.subscriptions, assignment)
+    one_shot = {m: (tp for tp in partitions) for m, partitions in assignment.items()}
+    assert check_assignment(group.cluster, group.subscriptions, one_shot) == expected
+
+
+def test_check_assignment_of_generators_pinned() -> None:
+    cluster = Cluster({"t": 2})
+    subscriptions = {"a": Subscription(["t"]), "b": Subscription(["t"])}
+    valid = {"a": iter([TopicPartition("t", 0)]), "b": iter([TopicPartition("t", 1)])}
+    assert check_assignment(cluster, subscriptions, valid) == []
+    twice = {"a": iter([TopicPartition("t", 0)]), "b": iter([TopicPartition("t", 0)])}
+    assert [v.kind for v in check_assignment(cluster, subscriptions, twice)] == ["duplicate", "unassigned"]

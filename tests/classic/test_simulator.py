@@ -42,7 +42,7 @@ from assignors.testing import event_sequences, simulation_problems
 TP = TopicPartition
 EAGER, COOPERATIVE = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
 CS = "cooperative-sticky"
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rolling-upgrade.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rolling-upgrade.json"
 
 
 @pytest.mark.parametrize(
@@ -432,7 +432,8 @@ def test_simulate_runs_consumer_protocol_scenarios_on_the_consumer_group_model(
 ) -> None:
     """`assignors simulate` runs the upgrade example: three cooperative-sticky members bounced to the consumer protocol.
 
-    The text is the heartbeat-level timeline that tests/test_consumer_group_simulator.py pins line by line.
+    The text is the heartbeat-level timeline that tests/consumer_group/test_consumer_group_simulator.py pins line
+    by line.
     """
     from assignors.consumer_group import ConsumerGroupSimulator
 

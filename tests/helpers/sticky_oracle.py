@@ -10,7 +10,7 @@ topic). Only for small groups: up to a few hundred binary variables.
 
 Also a fixed, numbered corpus of small groups (identical and mixed subscriptions, stale and double
 claims, racks, members joining and leaving) that the corpus test and ``python
-tests/sticky_oracle.py`` (a rate per level) share.
+tests/helpers/sticky_oracle.py`` (a rate per level) share.
 """
 
 from __future__ import annotations

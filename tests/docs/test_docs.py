@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("mkdocs", reason="needs the docs dependency group")
 pytest.importorskip("mkdocstrings", reason="needs the docs dependency group")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_docs_build_without_warnings(tmp_path: Path) -> None:

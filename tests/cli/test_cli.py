@@ -25,7 +25,7 @@ from assignors.cli import main
 from assignors.metrics import check_assignment
 from assignors.testing import Group, groups
 
-EXAMPLE = Path(__file__).parents[1] / "src" / "assignors" / "examples" / "snapshot.json"
+EXAMPLE = Path(__file__).parents[2] / "src" / "assignors" / "examples" / "snapshot.json"
 PREFIX = "assignors assign: error: "
 
 

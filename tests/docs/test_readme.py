@@ -21,7 +21,7 @@ import pytest
 
 from assignors.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"^```(\w*)\n(.*?)^```", README, flags=re.MULTILINE | re.DOTALL)
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -32,7 +32,7 @@ def _blocks(language: str) -> list[str]:
 
 
 def _is_cluster_recipe(block: str) -> bool:
-    """The standalone-cluster block, which tests/test_cluster_recipe.py compares with the cluster test's steps."""
+    """The standalone-cluster block, which tests/docs/test_cluster_recipe.py compares with the cluster test's steps."""
     return "spark-submit" in block
 
 

@@ -1,7 +1,7 @@
 """The standalone-cluster recipe that docs/spark.md and the README show, as the steps the cluster test runs.
 
 :func:`steps` is the one source of the recipe. Rendered with :data:`DOCUMENTED` places it is the pages' text:
-tests/test_cluster_recipe.py parses both pages' blocks with :func:`parse` and compares them with it step by
+tests/docs/test_cluster_recipe.py parses both pages' blocks with :func:`parse` and compares them with it step by
 step. Rendered with the test's own places it is what tests/spark/test_cluster.py runs, in order: its own Python,
 free loopback ports, virtualenvs and data under ``tmp_path``, and pandas, pyarrow and plotly pinned to the test
 environment's versions (so that pip's cache serves them) where the pages give the ``spark`` extra's ranges. Only
@@ -31,7 +31,7 @@ LOOPBACK = "127.0.0.1"
 
 def _spark_extra() -> dict[str, str]:
     """The ``spark`` extra's requirements by package name: the virtualenvs get the versions the extra allows."""
-    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
     requirements: list[str] = pyproject["project"]["optional-dependencies"]["spark"]
     return {re.split(r"[<>=!~ ;\[]", r, maxsplit=1)[0].lower(): r for r in requirements}
 
