@@ -301,3 +301,31 @@ def test_sticky_user_data_decodes_the_same_when_its_assignment_was_seen_before(
     assert again == fresh
     assert again.generation == second
     assert sorted(again.partitions) == sorted(partitions)
+
+
+def test_the_decode_cache_forgets_the_least_recently_used_entry() -> None:
+    """Past its limit the cache drops the entry used longest ago, never the whole map."""
+    cache = consumer_protocol._RecentAssignments(2)
+    a, b, c = (TP("a", 0),), (TP("b", 0),), (TP("c", 0),)
+    cache.put(b"a", a)
+    cache.put(b"b", b)
+    assert cache.get(b"a") == a  # now b is the least recently used
+    cache.put(b"c", c)
+    assert (len(cache), b"a" in cache, b"b" in cache, b"c" in cache) == (2, True, False, True)
+    assert cache.get(b"b") is None
+
+
+@given(st.lists(st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 3)), unique=True, max_size=3), max_size=12))
+def test_sticky_user_data_decodes_the_same_past_the_cache_limit(assignments: list[list[tuple[str, int]]]) -> None:
+    """More distinct blobs than the cache holds: each decodes as from scratch, and the cache stays at its limit."""
+    cache = consumer_protocol._V1_ASSIGNMENTS
+    limit = cache.limit
+    cache.limit = 3
+    try:
+        for generation, pairs in enumerate(assignments * 2):
+            partitions = [TP(t, p) for t, p in pairs]
+            decoded = consumer_protocol.decode_sticky_user_data(encode_sticky_user_data(partitions, generation))
+            assert (sorted(decoded.partitions), decoded.generation) == (sorted(partitions), generation)
+            assert len(cache) <= 3
+    finally:
+        cache.limit = limit

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
+from contextlib import suppress
 from dataclasses import dataclass
 from itertools import repeat
 from typing import TYPE_CHECKING
@@ -109,9 +110,41 @@ def _decode_sticky_exact(data: bytes, *, with_generation: bool) -> StickyUserDat
     return StickyUserData(tuple(partitions), generation)
 
 
-_V1_ASSIGNMENTS: dict[bytes, tuple[TopicPartition, ...]] = {}
-"""Previous assignments of V1 sticky user data decoded before, by the bytes that precede the generation."""
-_V1_ASSIGNMENTS_MAX = 4096
+class _RecentAssignments:
+    """A bounded least-recently-used map: the previous assignments of V1 sticky user data decoded lately, by the
+    bytes that precede the generation. Past ``limit`` entries the least recently used one goes, so a replay's
+    working set stays while one-off blobs pass through (a full map is never wiped whole)."""
+
+    __slots__ = ("_entries", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self._entries: OrderedDict[bytes, tuple[TopicPartition, ...]] = OrderedDict()
+        self.limit = limit
+
+    def get(self, key: bytes) -> tuple[TopicPartition, ...] | None:
+        found = self._entries.get(key)
+        if found is not None:
+            with suppress(KeyError):  # another thread evicted it meanwhile
+                self._entries.move_to_end(key)
+        return found
+
+    def put(self, key: bytes, partitions: tuple[TopicPartition, ...]) -> None:
+        self._entries[key] = partitions
+        while len(self._entries) > self.limit:
+            with suppress(KeyError):
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def __contains__(self, key: bytes) -> bool:
+        return key in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+_V1_ASSIGNMENTS = _RecentAssignments(4096)
 _V1_CACHED_BYTES = 4096  # only small user data is remembered: 4,096 entries stay under ~16 MiB of keys
 
 
@@ -141,9 +174,7 @@ def decode_sticky_user_data(data: bytes) -> StickyUserData:
             if (
                 cacheable and blob is data and with_generation
             ):  # V1: a member whose assignment stays sends these bytes again
-                if len(_V1_ASSIGNMENTS) >= _V1_ASSIGNMENTS_MAX:
-                    _V1_ASSIGNMENTS.clear()
-                _V1_ASSIGNMENTS[data[:-4]] = decoded.partitions
+                _V1_ASSIGNMENTS.put(data[:-4], decoded.partitions)
             return decoded
     assert first_error is not None  # noqa: S101 - at least one attempt ran
     raise first_error
