@@ -497,3 +497,16 @@ def test_records_the_wire_cannot_hold_are_encoding_errors() -> None:
         encode_record(UnknownRecord(12))
     with pytest.raises(EncodingError, match="Kafka's STRING holds at most 32767"):
         encode_record(ConsumerGroupMetadata("g" * 40_000, 5))
+
+
+def test_the_encoder_table_mirrors_the_decoder_table() -> None:
+    """Every KIP-848 record type the decoder reads, the encoder writes, under the same key type (the goldens hold
+    one record of each)."""
+    from assignors.offsets_topic import _decode, _encode
+
+    table = _encode._CONSUMER_GROUP_ENCODERS
+    assert sorted(record_type for record_type, _ in table.values()) == sorted(_decode._CONSUMER_GROUP_DECODERS)
+    assert {type(expected) for _, _, expected in KIP848_GOLDEN} == set(table)
+    for key, _, expected in KIP848_GOLDEN:
+        assert encode_record(expected)[0] == key
+        assert table[type(expected)][0] == struct.unpack(">h", key[:2])[0]
