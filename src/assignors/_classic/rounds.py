@@ -91,13 +91,6 @@ class RoundMember:
         instance_id: its ``group.instance.id`` (static membership).
         user_data: user data to send in its next round instead of its assignor's (consumed by
             that round; later rounds ask the assignor).
-        subscription: a subscription already built with these topics, rack and instance id
-            (:func:`rebalance` passes the caller's): each round sends a copy of it with the
-            round's user data, owned partitions and generation, instead of validating it again.
-        received: the assignment ``owned`` comes from (its ``partitions`` are ``owned``, its
-            user data None), when known: a round sends ``owned`` without checking it again and
-            tells a shared instance this object instead of building it (:func:`run_round`
-            sets it; ignored once ``owned`` is something else).
     """
 
     member_id: MemberId
@@ -109,6 +102,23 @@ class RoundMember:
     rack: str | None = None
     instance_id: str | None = None
     user_data: bytes | None = field(default=None, repr=False)
+
+
+@dataclass(slots=True, kw_only=True)
+class ReusingMember(RoundMember):
+    """A :class:`RoundMember` that keeps what its rounds may reuse instead of checking it again (not exported:
+    :func:`rebalance` and the group simulator build these; a plain ``RoundMember`` gives the same rounds).
+
+    Attributes:
+        subscription: a subscription already built with these topics, rack and instance id
+            (:func:`rebalance` passes the caller's): each round sends a copy of it with the
+            round's user data, owned partitions and generation, instead of validating it again.
+        received: the assignment ``owned`` comes from (its ``partitions`` are ``owned``, its
+            user data None), when known: a round sends ``owned`` without checking it again and
+            tells a shared instance this object instead of building it (:func:`run_round`
+            sets it; ignored once ``owned`` is something else).
+    """
+
     subscription: Subscription | None = field(default=None, repr=False, compare=False)
     received: Assignment | None = field(default=None, repr=False, compare=False)
 
@@ -207,7 +217,7 @@ def run_round(
         if not _stateless(member_assignor):
             member_assignor.on_assignment(received, generation)
         m.generation = generation
-        if type(received) is Assignment:
+        if type(received) is Assignment and isinstance(m, ReusingMember):
             m.received = received if received.user_data is None else unchecked_assignment(received.partitions)
         received_all[m.member_id] = received
     return Round(
@@ -267,7 +277,8 @@ def _join(
 ) -> tuple[tuple[TopicPartition, ...], Subscription]:
     """A member prepares to join (``onJoinPrepare``) and sends its subscription: what it revoked, and that."""
     before = m.owned
-    memory = m.received if m.received is not None and m.received.partitions is before else None
+    reused = m.received if isinstance(m, ReusingMember) else None
+    memory = reused if reused is not None and reused.partitions is before else None
     gone = _prepare(m)
     user_data, m.user_data = m.user_data, None
     if user_data is None:
@@ -305,7 +316,7 @@ def _subscription(m: RoundMember, user_data: bytes | None, *, checked: bool) -> 
 
     ``checked``: ``m.owned`` holds partitions of an Assignment (checked when it was built), or nothing.
     """
-    template = m.subscription
+    template = m.subscription if isinstance(m, ReusingMember) else None
     generation = m.generation
     if (
         template is None
@@ -439,7 +450,7 @@ def rebalance(  # noqa: PLR0913 - keyword-only knobs
         msg = f"assignor {assignor.name!r} does not support the {chosen.name} protocol"
         raise ConfigurationError(msg)
     assignors = {assignor.name: assignor}  # one dict for all: the vote is unanimous at a glance
-    members = []
+    members: list[RoundMember] = []
     for member, subscription in subscriptions.items():
         had = owned.get(member, ())
         received = None
@@ -447,7 +458,7 @@ def rebalance(  # noqa: PLR0913 - keyword-only knobs
             received = had if had.user_data is None else unchecked_assignment(had.partitions)
             had = had.partitions
         members.append(
-            RoundMember(
+            ReusingMember(
                 member_id=member,
                 topics=subscription.topics,
                 assignors=assignors,

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, assert_never, cast
 
 from assignors._builtin.registry import get_assignor
 from assignors._classic.events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
-from assignors._classic.rounds import Round, RoundMember, run_rounds
+from assignors._classic.rounds import ReusingMember, Round, run_rounds
 from assignors._classic.rules import choose_protocol, select_assignor
 from assignors._classic.timeline import Note, SimulatedRebalance, Timeline, compact
 from assignors._core.errors import ConfigurationError, InconsistentGroupProtocolError, SimulationError
@@ -56,7 +56,7 @@ def _instances(handle: str, specs: Sequence[AssignorSpec]) -> dict[str, Consumer
 
 
 @dataclass(slots=True, kw_only=True)
-class _Member(RoundMember):
+class _Member(ReusingMember):
     """A consumer of the simulated group: what a round needs, plus its process's life."""
 
     handle: str
