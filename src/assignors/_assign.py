@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assignors._builtin.registry import get_assignor
-from assignors._classic.rounds import rebalance
+from assignors._classic.rebalance import rebalance
 from assignors._classic.rules import preferred_protocol
 from assignors._core.metrics import Balance, Movement, balance, movement, owners
 from assignors._core.model import RebalanceProtocol

@@ -17,7 +17,8 @@
 
 from assignors._builtin.registry import is_built_in
 from assignors._classic.events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
-from assignors._classic.rounds import RebalanceResult, Round, RoundMember, rebalance, run_round, run_rounds
+from assignors._classic.rebalance import RebalanceResult, rebalance
+from assignors._classic.rounds import Round, RoundMember, run_round, run_rounds
 from assignors._classic.rules import (
     BROKER_TIE_ORDER,
     MemberUpdate,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from assignors._builtin.registry import get_assignor
-from assignors._classic.rounds import rebalance
+from assignors._classic.rebalance import rebalance
 from assignors._classic.rules import choose_protocol, select_assignor
 from assignors._core.model import Cluster, RebalanceProtocol, Subscription
 
