@@ -20,7 +20,7 @@ from assignors.consumer_group._classic import ClassicGroup, classic_protocol
 from assignors.consumer_group._common import ServerAssignor
 from assignors.consumer_group._coordinator import Coordinator, MemberRecord
 from assignors.consumer_group._reconcile import MemberAssignmentState, MemberState
-from assignors.consumer_group._timeline import Instant, Timeline, remote_assignor
+from assignors.consumer_group._timeline import ConsumerTimeline, Instant, remote_assignor
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -95,7 +95,7 @@ class ConsumerGroupSimulator:
         self.clients: dict[str, _Client] = {}
         self.coordinator: Coordinator | None = None
         self.classic = ClassicGroup()
-        self.timeline = Timeline()
+        self.timeline = ConsumerTimeline()
         self.now = 0.0
         self._queue: list[tuple[float, int, str, str, int]] = []
         self._seq = 0
@@ -108,7 +108,7 @@ class ConsumerGroupSimulator:
 
     # --- driving ----------------------------------------------------------------------
 
-    def run(self, events: Iterable[Event], *, until: float | None = None) -> Timeline:
+    def run(self, events: Iterable[Event], *, until: float | None = None) -> ConsumerTimeline:
         """Apply ``events`` in time order, then run until ``until`` (default: :meth:`settled_by`)."""
         ordered = sorted(events, key=lambda e: e.at)
         for event in ordered:
