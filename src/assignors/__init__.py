@@ -9,7 +9,11 @@ The public API: the domain model (:class:`TopicPartition`, :class:`Subscription`
 
 from importlib import metadata as _metadata
 
-from assignors._errors import (
+from assignors._builtin.range import RangeAssignor
+from assignors._builtin.registry import assignor_names, get_assignor
+from assignors._builtin.round_robin import RoundRobinAssignor
+from assignors._builtin.sticky.assignor import CooperativeStickyAssignor, StickyAssignor
+from assignors._core.errors import (
     AssignorError,
     ConfigurationError,
     CooperativeViolationError,
@@ -22,8 +26,8 @@ from assignors._errors import (
     UnknownAssignorError,
     UsageError,
 )
-from assignors._interface import ConsumerPartitionAssignor
-from assignors._model import (
+from assignors._core.interface import ConsumerPartitionAssignor
+from assignors._core.model import (
     COOPERATIVE_STICKY_ASSIGNOR_NAME,
     DEFAULT_GENERATION,
     RANGE_ASSIGNOR_NAME,
@@ -38,10 +42,6 @@ from assignors._model import (
     TopicPartition,
     parse_topic_partition,
 )
-from assignors._range import RangeAssignor
-from assignors._registry import assignor_names, get_assignor
-from assignors._round_robin import RoundRobinAssignor
-from assignors._sticky import CooperativeStickyAssignor, StickyAssignor
 
 __all__ = [
     "COOPERATIVE_STICKY_ASSIGNOR_NAME",

@@ -5,16 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assignors._model import RebalanceProtocol
-from assignors._registry import get_assignor
-from assignors.metrics import Balance, Movement, balance, movement, owners
-from assignors.rebalance import preferred_protocol, rebalance
+from assignors._builtin.registry import get_assignor
+from assignors._classic.rebalance import rebalance
+from assignors._classic.rules import preferred_protocol
+from assignors._core.metrics import Balance, Movement, balance, movement, owners
+from assignors._core.model import RebalanceProtocol
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from assignors._model import Assignment, MemberId
-    from assignors._snapshot import Snapshot
+    from assignors._core.model import Assignment, MemberId
+    from assignors._core.snapshot import Snapshot
 
 __all__ = ["StrategyReport", "assign_snapshot"]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from assignors._errors import ConfigurationError
-from assignors._model import Cluster, RebalanceProtocol, Subscription
-from assignors._registry import get_assignor
+from assignors._builtin.registry import get_assignor
+from assignors._core.errors import ConfigurationError
+from assignors._core.model import Cluster, RebalanceProtocol, Subscription
 
 if TYPE_CHECKING:
-    from assignors._interface import ConsumerPartitionAssignor
+    from assignors._core.interface import ConsumerPartitionAssignor
 
 
 def resolve(assignor: ConsumerPartitionAssignor | str) -> ConsumerPartitionAssignor:

@@ -23,11 +23,11 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from assignors._clients import cluster_of, require_protocol, resolve
-from assignors._model import DEFAULT_GENERATION, Assignment, RebalanceProtocol, Subscription, TopicPartition
-from assignors.consumer_protocol import encode_assignment, encode_subscription
+from assignors._core.model import DEFAULT_GENERATION, Assignment, RebalanceProtocol, Subscription, TopicPartition
+from assignors._wire.consumer_protocol import encode_assignment, encode_subscription
 
 if TYPE_CHECKING:
-    from assignors._interface import ConsumerPartitionAssignor
+    from assignors._core.interface import ConsumerPartitionAssignor
 
 __all__ = ["for_aiokafka"]
 

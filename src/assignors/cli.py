@@ -29,9 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assignors._assign import assign_snapshot
-from assignors._errors import AssignorError, UsageError
-from assignors._registry import assignor_names
-from assignors._snapshot import parse_snapshot
+from assignors._builtin.registry import assignor_names
+from assignors._classic.timeline import timeline_json
+from assignors._core.errors import AssignorError, UsageError
+from assignors._core.snapshot import parse_snapshot
+from assignors._groups.scenario import parse_scenario
+from assignors._groups.simulator import GroupSimulator
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -83,8 +86,6 @@ def _cmd_assign(args: argparse.Namespace) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     """Run the scenario on :class:`~assignors.rebalance.GroupSimulator`; a group where a member speaks the
     consumer protocol (KIP-848) prints the heartbeat-level timeline of its consumer-protocol model."""
-    from assignors.rebalance import GroupSimulator, parse_scenario, timeline_json
-
     scenario = parse_scenario(_load_json(args.scenario))
     simulator = GroupSimulator(scenario.partitions, session_timeout_s=scenario.session_timeout_s)
     timeline = simulator.run(scenario.events)

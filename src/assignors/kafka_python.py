@@ -19,20 +19,20 @@ from collections.abc import Collection, Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from assignors._builtin.registry import is_built_in
+from assignors._classic.rules import choose_protocol, validate_cooperative_assignment
 from assignors._clients import cluster_of, require_protocol, resolve
-from assignors._model import (
+from assignors._core.model import (
     DEFAULT_GENERATION,
     Assignment,
     RebalanceProtocol,
     Subscription,
     TopicPartition,
 )
-from assignors._rebalance import choose_protocol, validate_cooperative_assignment
-from assignors._registry import is_built_in
-from assignors.consumer_protocol import encode_assignment, encode_subscription
+from assignors._wire.consumer_protocol import encode_assignment, encode_subscription
 
 if TYPE_CHECKING:
-    from assignors._interface import ConsumerPartitionAssignor
+    from assignors._core.interface import ConsumerPartitionAssignor
 
 __all__ = ["for_kafka_python"]
 

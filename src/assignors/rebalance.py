@@ -15,8 +15,11 @@
   reads the JSON scenarios of ``assignors simulate``.
 """
 
-from assignors._events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
-from assignors._rebalance import (
+from assignors._builtin.registry import is_built_in
+from assignors._classic.events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
+from assignors._classic.rebalance import RebalanceResult, rebalance
+from assignors._classic.rounds import Round, RoundMember, run_round, run_rounds
+from assignors._classic.rules import (
     BROKER_TIE_ORDER,
     MemberUpdate,
     choose_protocol,
@@ -26,11 +29,9 @@ from assignors._rebalance import (
     select_assignor,
     validate_cooperative_assignment,
 )
-from assignors._registry import is_built_in
-from assignors._rounds import RebalanceResult, Round, RoundMember, rebalance, run_round, run_rounds
-from assignors._scenario import Scenario, parse_scenario
-from assignors._simulator import GroupSimulator
-from assignors._timeline import Note, SimulatedRebalance, SimulatedRound, Timeline, timeline_json
+from assignors._classic.timeline import Note, SimulatedRebalance, SimulatedRound, Timeline, timeline_json
+from assignors._groups.scenario import Scenario, parse_scenario
+from assignors._groups.simulator import GroupSimulator
 
 __all__ = [
     "BROKER_TIE_ORDER",

@@ -18,10 +18,10 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
-from assignors import AssignorError, assignor_names
+from assignors import AssignorError
 from assignors.cli import CliError
 from assignors.cli import main as assignors_main
-from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
+from spark_udfs.group_replay import ALL_STRATEGIES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -174,8 +174,8 @@ def register_evaluate(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     evaluate.add_argument(
         "--strategies",
         nargs="+",
-        choices=[*assignor_names(), *SERVER_STRATEGIES],
-        default=[*assignor_names(), *SERVER_STRATEGIES],
+        choices=list(ALL_STRATEGIES),
+        default=list(ALL_STRATEGIES),  # evaluate_history's default too
         help="default: all (the classic four, and uniform and consumer-range under the consumer protocol, KIP-848)",
     )
     evaluate.add_argument(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal, overload
 from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS, pause_partition_seconds
 from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
 from spark_udfs.frames import replay_frame
-from spark_udfs.group_replay import STRATEGIES, TopicHistory, strategy_assignor
+from spark_udfs.group_replay import ALL_STRATEGIES, TopicHistory, strategy_assignor
 from spark_udfs.schemas import (
     ASSIGNMENT_TYPE,
     DETAIL_COLUMNS,
@@ -64,7 +64,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     membership: DataFrame,
     topics: DataFrame,
     *,
-    strategies: Sequence[str] = STRATEGIES,
+    strategies: Sequence[str] = ALL_STRATEGIES,
     detail: bool = False,
     actual: DataFrame | None = None,
     weights: DataFrame | None = None,
@@ -76,8 +76,8 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     Args:
         membership: ``group_id, snapshot_ts, member_id, topics, group_instance_id, rack_id``.
         topics: ``topic, partitions, valid_from`` (small: collected and shipped to the workers).
-        strategies: strategy names, in output order (default: the classic four); ``ALL_STRATEGIES`` adds
-            KIP-848's ``uniform`` and ``consumer-range`` (protocol ``CONSUMER``).
+        strategies: strategy names, in output order; by default ``ALL_STRATEGIES``, as ``assignors evaluate``:
+            the classic four, and KIP-848's ``uniform`` and ``consumer-range`` (protocol ``CONSUMER``).
         detail: also return the per-member assignments.
         actual: the recorded assignments (the ``actual`` table of ``assignors collect``): adds the
             strategy ``actual``, the cluster's own assignments measured the same way.

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlparse
 from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS
 from spark_udfs.costs import WEIGHTS_COLUMNS
 from spark_udfs.ranking import DEFAULT_RANK_BY
-from spark_udfs.replay import ALL_STRATEGIES, MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
+from spark_udfs.replay import ALL_STRATEGIES, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
 from spark_udfs.schemas import OPTIONAL_CSV_COLUMNS, csv_columns
 from spark_udfs.session import is_connect
@@ -128,7 +128,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     topics: DataFrame,
     out: str,
     *,
-    strategies: Sequence[str] = STRATEGIES,
+    strategies: Sequence[str] = ALL_STRATEGIES,
     report: str | None = None,
     progress: TextIO | bool | None = True,
     actual: DataFrame | None = None,

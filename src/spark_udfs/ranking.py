@@ -61,11 +61,6 @@ class StrategySummary:
     assign_ms: float
     weighted: bool = False
 
-    @property
-    def worst_spread(self) -> int:
-        """``load_spread`` under its former name (the actual-versus-replayed headline reads it)."""
-        return self.load_spread
-
 
 RANK_KEYS: dict[str, str] = {
     "pause": "total partition-seconds not consumed because of rebalances (pause_partition_seconds)",

@@ -1,12 +1,13 @@
 """The evaluation on a real Spark standalone cluster, run by the recipe docs/spark.md and the README show.
 
-The recipe's steps (tests/cluster_recipe.py, compared with both pages' text by tests/test_cluster_recipe.py) run
-here in order, with the test's own places: the wheel built with ``pip wheel``; two virtualenvs made with ``python
--m venv``, the executors' with pandas and pyarrow, the driver's with plotly too, neither with this project, so the
-wheel is what they import; ``SPARK_HOME`` from the pyspark package, as the pages' command prints it; a master and
-two workers on 127.0.0.1 (free ports, work directories under ``tmp_path``); ``spark-submit --py-files`` the wheel
-with ``file://`` inputs. Then a Spark Connect server on the same cluster and executors, and ``assignors evaluate
---remote`` against it. Both outputs equal a local run's. Every process is stopped by its PID.
+The recipe's steps (tests/helpers/cluster_recipe.py, compared with both pages' text by
+tests/docs/test_cluster_recipe.py) run here in order, with the test's own places: the wheel built with ``pip
+wheel``; two virtualenvs made with ``python -m venv``, the executors' with pandas and pyarrow, the driver's with
+plotly too, neither with this project, so the wheel is what they import; ``SPARK_HOME`` from the pyspark package, as
+the pages' command prints it; a master and two workers on 127.0.0.1 (free ports, work directories under
+``tmp_path``); ``spark-submit --py-files`` the wheel with ``file://`` inputs. Then a Spark Connect server on the
+same cluster and executors, and ``assignors evaluate --remote`` against it. Both outputs equal a local run's. Every
+process is stopped by its PID.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from cluster_recipe import DRIVER_PACKAGES, SPARK_HOME_COMMAND, STRATEGIES, Places, Step, Worker, steps
-from spark_processes import (
+from helpers.cluster_recipe import DRIVER_PACKAGES, SPARK_HOME_COMMAND, STRATEGIES, Places, Step, Worker, steps
+from helpers.spark_processes import (
     Process,
     free_port,
     spark_home,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from spark_processes import LOOPBACK, free_port, start
+from helpers.spark_processes import LOOPBACK, free_port, start
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -28,7 +28,7 @@ def test_a_started_process_stops_when_its_starter_dies(tmp_path: Path) -> None:
     code = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from spark_processes import start\n"
+        "from helpers.spark_processes import start\n"
         f"child = start('sleeper', ['sleep', '120'], Path({str(tmp_path)!r}), dict(os.environ))\n"
         "print(child.popen.pid, flush=True)\n"
         "os._exit(0)  # no clean-up: as if killed\n"

@@ -10,7 +10,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 
 from spark_udfs.ranking import DEFAULT_RANK_BY, RANK_KEYS, RankingError, StrategySummary, parse_rank_by, rank
-from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
+from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
 from spark_udfs.summary import SelfCheckGroup, headline, member_events
 from spark_udfs.udfs import evaluate_history
@@ -38,7 +38,7 @@ def evaluation(session: SparkSession) -> tuple[DataFrame, DataFrame]:
     """The small history evaluated on a local session, then over Spark Connect."""
     membership = session.createDataFrame(HISTORY, ddl(MEMBERSHIP_COLUMNS))
     topics = session.createDataFrame(TOPICS, ddl(TOPICS_COLUMNS))
-    return evaluate_history(membership, topics).cache(), membership
+    return evaluate_history(membership, topics, strategies=STRATEGIES).cache(), membership
 
 
 def test_ranking_pinned_on_a_small_history(evaluation: tuple[DataFrame, DataFrame]) -> None:

@@ -4,6 +4,7 @@ schema errors, paths as URIs, the CLI end to end; local and Connect outputs equa
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import math
 import subprocess
 import sys
@@ -14,9 +15,9 @@ import pytest
 from pyspark.sql import SparkSession
 
 from spark_udfs import MemberRow, TopicHistory, replay_group
-from spark_udfs.cli import main
+from spark_udfs.cli import main, register_evaluate
 from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
-from spark_udfs.replay import MEMBERSHIP_COLUMNS, OUTPUT_COLUMNS, TOPICS_COLUMNS, ddl
+from spark_udfs.replay import ALL_STRATEGIES, MEMBERSHIP_COLUMNS, OUTPUT_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
 from spark_udfs.sample import generate_history
 from spark_udfs.udfs import SchemaError, evaluate_history, register_udfs
 
@@ -72,7 +73,8 @@ def test_bad_groups_are_reported_and_the_rest_is_evaluated(session: SparkSession
     ]
     membership = spark.createDataFrame(rows, MEMBERSHIP_DDL)
     topics = spark.createDataFrame([("t", 4, None)], TOPICS_DDL)
-    result = {(r["group_id"], r["strategy"]): r for r in evaluate_history(membership, topics).collect()}
+    evaluation = evaluate_history(membership, topics, strategies=STRATEGIES)
+    result = {(r["group_id"], r["strategy"]): r for r in evaluation.collect()}
     assert len(result) == 4 * 4
     assert result["good", "range"]["error"] is None
     assert result["good", "range"]["assigned"] == 4
@@ -314,3 +316,15 @@ def test_cli_remote_runs_over_spark_connect(
     remote = _rows(spark.read.parquet(str(tmp_path / "remote" / "evaluation")))
     assert remote == _rows(spark.read.parquet(str(tmp_path / "local" / "evaluation")))
     assert len(remote) == 4
+
+
+def test_evaluate_history_and_assignors_evaluate_default_to_the_same_six_strategies() -> None:
+    """One default: the classic four and KIP-848's two, in the API as on the command line."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    register_evaluate(parser.add_subparsers())
+    args = parser.parse_args(["evaluate", "--membership", "m", "--topics", "t", "--out", "o"])
+    default = inspect.signature(evaluate_history).parameters["strategies"].default
+    assert tuple(args.strategies) == tuple(default) == ALL_STRATEGIES
+    assert (*STRATEGIES, "uniform", "consumer-range") == ALL_STRATEGIES

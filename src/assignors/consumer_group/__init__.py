@@ -39,8 +39,7 @@ from assignors.consumer_group._replay import (
     server_strategy,
 )
 from assignors.consumer_group._simulator import ConsumerGroupSimulator
-from assignors.consumer_group._timeline import Instant, remote_assignor
-from assignors.consumer_group._timeline import Timeline as ConsumerTimeline
+from assignors.consumer_group._timeline import ConsumerTimeline, Instant, remote_assignor
 from assignors.consumer_group._uniform import UNIFORM_ASSIGNOR_NAME, UniformAssignor
 
 __all__ = [

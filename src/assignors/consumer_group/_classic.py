@@ -6,15 +6,16 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from assignors._model import Cluster, RebalanceProtocol, Subscription
-from assignors._registry import get_assignor
-from assignors.rebalance import choose_protocol, rebalance, select_assignor
+from assignors._builtin.registry import get_assignor
+from assignors._classic.rebalance import rebalance
+from assignors._classic.rules import choose_protocol, select_assignor
+from assignors._core.model import Cluster, RebalanceProtocol, Subscription
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from assignors._interface import ConsumerPartitionAssignor
-    from assignors._model import MemberId, TopicPartition
+    from assignors._core.interface import ConsumerPartitionAssignor
+    from assignors._core.model import MemberId, TopicPartition
 
 __all__ = ["ClassicGroup", "ClassicMember", "classic_protocol"]
 

@@ -9,8 +9,8 @@ from itertools import repeat
 from operator import itemgetter, lt, setitem
 from typing import TYPE_CHECKING, ClassVar, Final
 
-from assignors._base import validate_group
-from assignors._model import (
+from assignors._core.base import validate_group
+from assignors._core.model import (
     Assignment,
     Cluster,
     MemberId,
@@ -20,7 +20,7 @@ from assignors._model import (
     TopicPartition,
     unchecked_assignment,
 )
-from assignors._util import gc_paused, java_sorted
+from assignors._core.util import gc_paused, java_sorted
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence

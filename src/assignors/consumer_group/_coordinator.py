@@ -6,8 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from assignors._errors import SimulationError
-from assignors._model import Cluster, Subscription, TopicPartition
+from assignors._core.errors import SimulationError
+from assignors._core.model import Cluster, Subscription, TopicPartition
 from assignors.consumer_group._reconcile import (
     NO_EPOCH,
     MemberAssignmentState,
@@ -22,7 +22,7 @@ from assignors.consumer_group._replay import server_assignor
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Mapping
 
-    from assignors._model import MemberId
+    from assignors._core.model import MemberId
     from assignors.consumer_group._common import ServerAssignor
 
 __all__ = ["Coordinator", "MemberRecord"]

@@ -12,7 +12,7 @@ from assignors.consumer_group._common import free_partitions, make_partitions
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from assignors._model import Topic, TopicPartition
+    from assignors._core.model import Topic, TopicPartition
 
 __all__ = ["MAX_ITERATION_COUNT", "heterogeneous_targets"]
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assignors._model import RANGE_ASSIGNOR_NAME, Cluster
-from assignors._range import RangeAssignor as ClassicRangeAssignor
+from assignors._builtin.range import RangeAssignor as ClassicRangeAssignor
+from assignors._core.model import RANGE_ASSIGNOR_NAME, Cluster
 from assignors.consumer_group._common import ServerAssignor
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from assignors._model import MemberId, Subscription, Topic, TopicPartition
+    from assignors._core.model import MemberId, Subscription, Topic, TopicPartition
 
 __all__ = ["RangeAssignor"]
 

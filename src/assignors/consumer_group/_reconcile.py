@@ -15,8 +15,8 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Final
 
-from assignors._errors import AssignorError
-from assignors._model import TopicPartition
+from assignors._core.errors import AssignorError
+from assignors._core.model import TopicPartition
 
 __all__ = [
     "LEAVE_GROUP_MEMBER_EPOCH",

@@ -6,8 +6,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from assignors._errors import UnknownAssignorError
-from assignors._model import Assignment, Subscription
+from assignors._core.errors import UnknownAssignorError
+from assignors._core.model import Assignment, Subscription
 from assignors.consumer_group._common import ServerAssignor
 from assignors.consumer_group._range import RangeAssignor
 from assignors.consumer_group._reconcile import MemberAssignmentState, MemberState, next_member_state
@@ -16,7 +16,7 @@ from assignors.consumer_group._uniform import UniformAssignor
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from assignors._model import Cluster, MemberId, TopicPartition
+    from assignors._core.model import Cluster, MemberId, TopicPartition
 
 __all__ = [
     "STRATEGIES",

@@ -1,7 +1,5 @@
 """A heartbeat-level model of a consumer group speaking KIP-848's protocol, online upgrade included.
 
-(Over 450 lines: the events, the conversions both ways and the heartbeats share one clock and one client table.)
-
 Deterministic discrete time: every member heartbeats at its own interval and reconciles
 on its own; the coordinator computes a new target on the first heartbeat after the
 group epoch moves. Driven by the classic simulator's events (:mod:`assignors.rebalance`).
@@ -10,47 +8,24 @@ group epoch moves. Driven by the classic simulator's events (:mod:`assignors.reb
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assignors._errors import SimulationError
-from assignors._model import RebalanceProtocol, TopicPartition
-from assignors.consumer_group._classic import ClassicGroup, classic_protocol
+from assignors._classic.events import AddPartitions, Crash, Event, Join, Leave, Restart, Subscribe
+from assignors._core.errors import SimulationError
+from assignors._core.model import TopicPartition
+from assignors.consumer_group._classic import ClassicGroup
+from assignors.consumer_group._client import Client, ScenarioLike, describe
 from assignors.consumer_group._common import ServerAssignor
 from assignors.consumer_group._coordinator import Coordinator, MemberRecord
 from assignors.consumer_group._reconcile import MemberAssignmentState, MemberState
-from assignors.consumer_group._timeline import Instant, Timeline, remote_assignor
-from assignors.rebalance import AddPartitions, Crash, Event, Join, Leave, Restart, Scenario, Subscribe
+from assignors.consumer_group._timeline import ConsumerTimeline, Instant, remote_assignor
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from assignors._interface import ConsumerPartitionAssignor
+    from assignors._core.interface import ConsumerPartitionAssignor
 
 __all__ = ["ConsumerGroupSimulator"]
-
-
-@dataclass(slots=True)
-class _Client:
-    handle: str
-    member_id: str
-    topics: tuple[str, ...]
-    instance_id: str | None
-    specs: tuple[str | ConsumerPartitionAssignor, ...]
-    owned: frozenset[TopicPartition] = frozenset()
-    joined_specs: tuple[str | ConsumerPartitionAssignor, ...] = ()
-    up: bool = True
-    token: int = 0
-    restarts: int = 0
-
-    @property
-    def consumer(self) -> bool:
-        return remote_assignor(self.joined_specs or self.specs)[0]
-
-    @property
-    def eager(self) -> bool:
-        """A classic member whose assignors make it EAGER: it revokes everything at every rebalance."""
-        return not self.consumer and classic_protocol(self.joined_specs) is RebalanceProtocol.EAGER
 
 
 class ConsumerGroupSimulator:
@@ -82,23 +57,23 @@ class ConsumerGroupSimulator:
         self.session_timeout_s = session_timeout_s
         self.heartbeat_interval_s = heartbeat_interval_s
         self.classic_heartbeat_interval_s = classic_heartbeat_interval_s
-        self.clients: dict[str, _Client] = {}
+        self.clients: dict[str, Client] = {}
         self.coordinator: Coordinator | None = None
         self.classic = ClassicGroup()
-        self.timeline = Timeline()
+        self.timeline = ConsumerTimeline()
         self.now = 0.0
         self._queue: list[tuple[float, int, str, str, int]] = []
         self._seq = 0
         self._seen: dict[str, float] = {}  # member id -> last heartbeat
 
     @classmethod
-    def from_scenario(cls, scenario: Scenario, **options: float) -> ConsumerGroupSimulator:
+    def from_scenario(cls, scenario: ScenarioLike, **options: float) -> ConsumerGroupSimulator:
         """A simulator for a scenario of ``assignors simulate`` (see :func:`assignors.rebalance.parse_scenario`)."""
         return cls(scenario.partitions, session_timeout_s=scenario.session_timeout_s, **options)
 
     # --- driving ----------------------------------------------------------------------
 
-    def run(self, events: Iterable[Event], *, until: float | None = None) -> Timeline:
+    def run(self, events: Iterable[Event], *, until: float | None = None) -> ConsumerTimeline:
         """Apply ``events`` in time order, then run until ``until`` (default: :meth:`settled_by`)."""
         ordered = sorted(events, key=lambda e: e.at)
         for event in ordered:
@@ -151,7 +126,7 @@ class ConsumerGroupSimulator:
         self._seq += 1
         heapq.heappush(self._queue, (at, self._seq, kind, key, token))
 
-    def _client(self, handle: str) -> _Client:
+    def _client(self, handle: str) -> Client:
         client = self.clients.get(handle)
         if client is None or not client.up:
             msg = f"member={handle!r} is not running"
@@ -223,13 +198,13 @@ class ConsumerGroupSimulator:
         specs: Iterable[str | ConsumerPartitionAssignor],
         instance_id: str | None,
         *,
-        client: _Client | None = None,
+        client: Client | None = None,
     ) -> None:
         if client is None:
             if handle in self.clients and self.clients[handle].up:
                 msg = f"member={handle!r} is already running"
                 raise SimulationError(msg)
-            client = _Client(handle, handle, tuple(topics), instance_id, tuple(specs))
+            client = Client(handle, handle, tuple(topics), instance_id, tuple(specs))
             self.clients[handle] = client
         client.joined_specs = client.specs
         consumer, assignor = remote_assignor(client.specs)
@@ -252,7 +227,7 @@ class ConsumerGroupSimulator:
         self._record(client, f"{what} ({protocol}); group epoch {self.coordinator.group_epoch}")
         self._schedule(self.now, "heartbeat", client.handle, client.token)
 
-    def _classic_join(self, client: _Client) -> None:
+    def _classic_join(self, client: Client) -> None:
         back = self.classic.members.get(client.member_id)
         if back is None and client.instance_id is not None:
             back = self.classic.static(client.instance_id)
@@ -268,7 +243,7 @@ class ConsumerGroupSimulator:
         self.classic.add(client.member_id, client.handle, client.topics, client.instance_id, client.specs)
         self._classic_rebalance(f"{client.handle} joined")
 
-    def _leave(self, client: _Client, why: str, *, static: bool, down: bool = False) -> None:
+    def _leave(self, client: Client, why: str, *, static: bool, down: bool = False) -> None:
         """The member stops: drops what it consumes; a static member keeps its place for a session timeout."""
         client.up = False
         client.token += 1
@@ -287,7 +262,7 @@ class ConsumerGroupSimulator:
         else:
             self._schedule(self.now + self.session_timeout_s, "expire", client.member_id, self._expiry(client))
 
-    def _crash(self, client: _Client) -> None:
+    def _crash(self, client: Client) -> None:
         """The process dies; the coordinator fences it a session timeout after its last heartbeat."""
         client.up = False
         client.token += 1
@@ -297,12 +272,12 @@ class ConsumerGroupSimulator:
         seen = self._seen.get(client.member_id, self.now)
         self._schedule(seen + self.session_timeout_s, "expire", client.member_id, self._expiry(client))
 
-    def _watch(self, member_id: str, client: _Client) -> None:
+    def _watch(self, member_id: str, client: Client) -> None:
         """Fence a member that is away a session timeout after it was last heard of."""
         seen = self._seen.setdefault(member_id, self.now)
         self._schedule(seen + self.session_timeout_s, "expire", member_id, self._expiry(client))
 
-    def _expiry(self, client: _Client) -> int:
+    def _expiry(self, client: Client) -> int:
         return client.restarts
 
     def _back(self, handle: str, token: int) -> None:
@@ -353,10 +328,10 @@ class ConsumerGroupSimulator:
             self._set_owned(client, frozenset(), "rejoins (classic EAGER): revokes everything")
         state = coordinator.heartbeat(client.member_id, client.owned)
         if state.assigned != client.owned:
-            self._set_owned(client, state.assigned, f"heartbeat: {_describe(state)}")
+            self._set_owned(client, state.assigned, f"heartbeat: {describe(state)}")
             self._schedule(self.now, "heartbeat", handle, token)  # acknowledge at once
         elif state != before:
-            self._record(client, f"heartbeat: {_describe(state)}")
+            self._record(client, f"heartbeat: {describe(state)}")
         interval = self.classic_heartbeat_interval_s if not client.consumer else self.heartbeat_interval_s
         self._schedule(self.now + interval, "heartbeat", handle, token)
 
@@ -394,7 +369,7 @@ class ConsumerGroupSimulator:
 
     def _set_owned(
         self,
-        client: _Client,
+        client: Client,
         owned: frozenset[TopicPartition],
         text: str,
         revoked: Iterable[TopicPartition] | None = None,
@@ -407,7 +382,7 @@ class ConsumerGroupSimulator:
 
     def _record(
         self,
-        client: _Client | None,
+        client: Client | None,
         text: str,
         revoked: tuple[TopicPartition, ...] = (),
         added: tuple[TopicPartition, ...] = (),
@@ -445,7 +420,7 @@ class ConsumerGroupSimulator:
         held = set().union(*(c.owned for c in self.clients.values() if c.up))
         return tuple(tp for tp in self.subscribed_partitions() if tp not in held)
 
-    def _members(self) -> list[_Client]:
+    def _members(self) -> list[Client]:
         ids = set(self.coordinator.members) if self.coordinator is not None else set(self.classic.members)
         return [c for c in self.clients.values() if c.member_id in ids]
 
@@ -453,7 +428,3 @@ class ConsumerGroupSimulator:
         """Every partition of a topic some member in the group subscribes to."""
         topics = sorted({t for c in self._members() for t in c.topics})
         return [TopicPartition(t, p) for t in topics for p in range(self.partitions.get(t, 0))]
-
-
-def _describe(state: MemberAssignmentState) -> str:
-    return f"epoch {state.member_epoch} {state.state.name}"

@@ -11,10 +11,10 @@ from assignors.consumer_group._replay import STRATEGIES, server_strategy
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from assignors._interface import ConsumerPartitionAssignor
-    from assignors._model import TopicPartition
+    from assignors._core.interface import ConsumerPartitionAssignor
+    from assignors._core.model import TopicPartition
 
-__all__ = ["CONSUMER", "Instant", "Timeline", "remote_assignor"]
+__all__ = ["CONSUMER", "ConsumerTimeline", "Instant", "remote_assignor"]
 
 CONSUMER = "consumer"
 """An assignor spec meaning ``group.protocol=consumer`` without ``group.remote.assignor``."""
@@ -72,7 +72,7 @@ class Instant:
 
 
 @dataclass(slots=True)
-class Timeline:
+class ConsumerTimeline:
     """Every step of a simulation, in time order."""
 
     instants: list[Instant] = field(default_factory=list)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeAlias
 
-from assignors._base import subscriber_positions
+from assignors._core.base import subscriber_positions
 from assignors.consumer_group._common import ServerAssignor, free_partitions, make_partitions, previous_targets
 from assignors.consumer_group._heterogeneous import heterogeneous_targets
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from assignors._model import MemberId, Subscription, Topic, TopicPartition
+    from assignors._core.model import MemberId, Subscription, Topic, TopicPartition
 
 __all__ = ["UNIFORM_ASSIGNOR_NAME", "UniformAssignor"]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar
 
-from assignors._errors import ProtocolError
-from assignors._model import Assignment
-from assignors.consumer_protocol import decode_assignment, decode_subscription
-from assignors.offsets_topic._flex import FlexReader
+from assignors._core.errors import ProtocolError
+from assignors._core.model import Assignment
+from assignors._wire.consumer_protocol import decode_assignment, decode_subscription
+from assignors._wire.flex import FlexReader
 from assignors.offsets_topic._records import (
     ConsumerGroupCurrentMemberAssignment,
     ConsumerGroupMemberMetadata,
@@ -37,7 +37,7 @@ from assignors.offsets_topic._records import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from assignors._model import Subscription
+    from assignors._core.model import Subscription
 
 __all__ = ["CONSUMER_GROUP_TYPES", "GROUP_METADATA_VERSIONS", "decode_record"]
 

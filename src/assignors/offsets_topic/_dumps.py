@@ -23,9 +23,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assignors._errors import AssignorError, ProtocolError
-from assignors._model import Assignment, Subscription, TopicPartition
-from assignors.consumer_protocol import decode_assignment, decode_subscription
+from assignors._core.errors import AssignorError, ProtocolError
+from assignors._core.model import Assignment, Subscription, TopicPartition
+from assignors._wire.consumer_protocol import decode_assignment, decode_subscription
 from assignors.offsets_topic._records import (
     ConsumerGroupCurrentMemberAssignment,
     ConsumerGroupMemberMetadata,

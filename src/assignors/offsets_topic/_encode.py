@@ -6,10 +6,13 @@ gives ``r`` back. Tagged fields are never written (Kafka writes none by default)
 
 from __future__ import annotations
 
-from assignors._errors import EncodingError
-from assignors.consumer_protocol import encode_assignment, encode_subscription
+from collections.abc import Callable
+from typing import Any
+
+from assignors._core.errors import EncodingError
+from assignors._wire.consumer_protocol import encode_assignment, encode_subscription
+from assignors._wire.flex import FlexWriter
 from assignors.offsets_topic._decode import GROUP_METADATA_VERSIONS
-from assignors.offsets_topic._flex import FlexWriter
 from assignors.offsets_topic._records import (
     ConsumerGroupCurrentMemberAssignment,
     ConsumerGroupMemberMetadata,
@@ -32,15 +35,6 @@ from assignors.offsets_topic._records import (
 __all__ = ["encode_record"]
 
 _FIRST_FLEXIBLE = 4
-_RECORD_TYPES: dict[type, int] = {
-    ConsumerGroupMetadata: 3,
-    ConsumerGroupPartitionMetadata: 4,
-    ConsumerGroupMemberMetadata: 5,
-    ConsumerGroupTargetAssignmentMetadata: 6,
-    ConsumerGroupTargetAssignmentMember: 7,
-    ConsumerGroupCurrentMemberAssignment: 8,
-    ConsumerGroupRegularExpression: 16,
-}
 
 
 def encode_record(record: Record) -> tuple[bytes, bytes | None]:
@@ -70,10 +64,8 @@ def encode_record(record: Record) -> tuple[bytes, bytes | None]:
         return key.getvalue(), None if isinstance(record, GroupTombstone) else _group_metadata(record)
     if isinstance(record, ConsumerGroupRecordTombstone):
         record_type = record.record_type
-    elif type(record) in _RECORD_TYPES:
-        record_type = _RECORD_TYPES[type(record)]
     else:
-        record_type = -1
+        record_type = _CONSUMER_GROUP_ENCODERS[type(record)][0] if type(record) in _CONSUMER_GROUP_ENCODERS else -1
     if record_type < 0 or isinstance(record, LegacyConsumerGroupRecord | UnknownRecord):
         msg = f"{type(record).__name__} has no wire form to write"
         raise EncodingError(msg)
@@ -166,41 +158,68 @@ def _strings(writer: FlexWriter, values: tuple[str, ...]) -> None:
         writer.compact_nullable_string(value)
 
 
+def _write_metadata(writer: FlexWriter, record: ConsumerGroupMetadata) -> None:
+    writer.int32(record.epoch, "epoch")
+
+
+def _write_partition_metadata(writer: FlexWriter, record: ConsumerGroupPartitionMetadata) -> None:
+    writer.compact_array_length(len(record.topics))
+    for topic in record.topics:
+        writer.uuid(topic.topic_id)
+        writer.compact_nullable_string(topic.topic_name, "topicName")
+        writer.int32(topic.num_partitions, "numPartitions")
+        writer.compact_array_length(0)  # partitionMetadata: unused after 4.0
+        writer.no_tagged_fields()
+
+
+def _write_member_metadata(writer: FlexWriter, record: ConsumerGroupMemberMetadata) -> None:
+    writer.compact_nullable_string(record.instance_id, "instanceId")
+    writer.compact_nullable_string(record.rack_id, "rackId")
+    writer.compact_nullable_string(record.client_id, "clientId")
+    writer.compact_nullable_string(record.client_host, "clientHost")
+    _strings(writer, record.subscribed_topic_names)
+    writer.compact_nullable_string(record.subscribed_topic_regex, "subscribedTopicRegex")
+    writer.int32(record.rebalance_timeout_ms, "rebalanceTimeoutMs")
+    writer.compact_nullable_string(record.server_assignor, "serverAssignor")
+
+
+def _write_target_metadata(writer: FlexWriter, record: ConsumerGroupTargetAssignmentMetadata) -> None:
+    writer.int32(record.assignment_epoch, "assignmentEpoch")
+
+
+def _write_target_member(writer: FlexWriter, record: ConsumerGroupTargetAssignmentMember) -> None:
+    _topic_partitions(writer, record.partitions)
+
+
+def _write_current_assignment(writer: FlexWriter, record: ConsumerGroupCurrentMemberAssignment) -> None:
+    writer.int32(record.member_epoch, "memberEpoch")
+    writer.int32(record.previous_member_epoch, "previousMemberEpoch")
+    writer.int8(record.state)
+    _topic_partitions(writer, record.assigned_partitions)
+    _topic_partitions(writer, record.partitions_pending_revocation)
+
+
+def _write_regular_expression(writer: FlexWriter, record: ConsumerGroupRegularExpression) -> None:
+    _strings(writer, record.topics)
+    writer.int64(record.version)
+    writer.int64(record.timestamp)
+
+
+_CONSUMER_GROUP_ENCODERS: dict[type[Record], tuple[int, Callable[[FlexWriter, Any], None]]] = {
+    ConsumerGroupMetadata: (3, _write_metadata),
+    ConsumerGroupPartitionMetadata: (4, _write_partition_metadata),
+    ConsumerGroupMemberMetadata: (5, _write_member_metadata),
+    ConsumerGroupTargetAssignmentMetadata: (6, _write_target_metadata),
+    ConsumerGroupTargetAssignmentMember: (7, _write_target_member),
+    ConsumerGroupCurrentMemberAssignment: (8, _write_current_assignment),
+    ConsumerGroupRegularExpression: (16, _write_regular_expression),
+}
+"""Each KIP-848 record's key type and value writer (version 0), as the decoder's ``_CONSUMER_GROUP_DECODERS``."""
+
+
 def _consumer_group_value(record: Record) -> bytes:
     writer = FlexWriter()
     writer.int16(0)
-    if isinstance(record, ConsumerGroupMetadata):
-        writer.int32(record.epoch, "epoch")
-    elif isinstance(record, ConsumerGroupPartitionMetadata):
-        writer.compact_array_length(len(record.topics))
-        for topic in record.topics:
-            writer.uuid(topic.topic_id)
-            writer.compact_nullable_string(topic.topic_name, "topicName")
-            writer.int32(topic.num_partitions, "numPartitions")
-            writer.compact_array_length(0)  # partitionMetadata: unused after 4.0
-            writer.no_tagged_fields()
-    elif isinstance(record, ConsumerGroupMemberMetadata):
-        writer.compact_nullable_string(record.instance_id, "instanceId")
-        writer.compact_nullable_string(record.rack_id, "rackId")
-        writer.compact_nullable_string(record.client_id, "clientId")
-        writer.compact_nullable_string(record.client_host, "clientHost")
-        _strings(writer, record.subscribed_topic_names)
-        writer.compact_nullable_string(record.subscribed_topic_regex, "subscribedTopicRegex")
-        writer.int32(record.rebalance_timeout_ms, "rebalanceTimeoutMs")
-        writer.compact_nullable_string(record.server_assignor, "serverAssignor")
-    elif isinstance(record, ConsumerGroupTargetAssignmentMetadata):
-        writer.int32(record.assignment_epoch, "assignmentEpoch")
-    elif isinstance(record, ConsumerGroupTargetAssignmentMember):
-        _topic_partitions(writer, record.partitions)
-    elif isinstance(record, ConsumerGroupCurrentMemberAssignment):
-        writer.int32(record.member_epoch, "memberEpoch")
-        writer.int32(record.previous_member_epoch, "previousMemberEpoch")
-        writer.int8(record.state)
-        _topic_partitions(writer, record.assigned_partitions)
-        _topic_partitions(writer, record.partitions_pending_revocation)
-    elif isinstance(record, ConsumerGroupRegularExpression):
-        _strings(writer, record.topics)
-        writer.int64(record.version)
-        writer.int64(record.timestamp)
+    _CONSUMER_GROUP_ENCODERS[type(record)][1](writer, record)
     writer.no_tagged_fields()
     return writer.getvalue()

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assignors._errors import ProtocolError
+from assignors._core.errors import ProtocolError
 from assignors.offsets_topic._decode import decode_record
 from assignors.offsets_topic._records import (
     ConsumerGroupCurrentMemberAssignment,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from assignors._model import Assignment, Subscription
+from assignors._core.model import Assignment, Subscription
 
 __all__ = [
     "ConsumerGroupCurrentMemberAssignment",

@@ -1,4 +1,4 @@
-"""Property-based testing for any assignor (needs the ``test`` extra: hypothesis).
+"""Property-based testing for any assignor (needs the ``testing`` extra: hypothesis).
 
 Strategies that draw clusters and whole consumer groups, and invariant checks that
 return readable reports, usable against any object that satisfies
@@ -8,7 +8,7 @@ return readable reports, usable against any object that satisfies
 try:
     import hypothesis  # noqa: F401
 except ImportError:  # pragma: no cover - exercised only without the extra
-    msg = "assignors.testing needs Hypothesis: pip install 'assignors[test]'"
+    msg = "assignors.testing needs Hypothesis: pip install 'assignors[testing]'"
     raise ImportError(msg) from None
 
 from assignors.testing._battery import (

@@ -15,9 +15,9 @@ from typing import Literal, TypeAlias
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assignors._interface import ConsumerPartitionAssignor
-from assignors._model import Assignment, Cluster, MemberId, RebalanceProtocol, Subscription, TopicPartition
-from assignors.metrics import check_assignment
+from assignors._core.interface import ConsumerPartitionAssignor
+from assignors._core.metrics import check_assignment
+from assignors._core.model import Assignment, Cluster, MemberId, RebalanceProtocol, Subscription, TopicPartition
 from assignors.testing._checks import (
     InvariantViolationError,
     balance_problems,

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from assignors._model import RebalanceProtocol
-from assignors.metrics import check_assignment
+from assignors._core.metrics import check_assignment
+from assignors._core.model import RebalanceProtocol
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from assignors._interface import ConsumerPartitionAssignor
-    from assignors._model import Assignment, Cluster, MemberId, Subscription, TopicPartition
-    from assignors.rebalance import Timeline
+    from assignors._classic.timeline import Timeline
+    from assignors._core.interface import ConsumerPartitionAssignor
+    from assignors._core.model import Assignment, Cluster, MemberId, Subscription, TopicPartition
 
 __all__ = [
     "InvariantViolationError",

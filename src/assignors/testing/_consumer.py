@@ -8,9 +8,10 @@ from collections.abc import Mapping, Sequence
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from assignors._model import COOPERATIVE_STICKY_ASSIGNOR_NAME, RANGE_ASSIGNOR_NAME, TopicPartition
+from assignors._classic.events import Join, Restart
+from assignors._core.model import COOPERATIVE_STICKY_ASSIGNOR_NAME, RANGE_ASSIGNOR_NAME, TopicPartition
 from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline, Instant, ServerAssignor
-from assignors.rebalance import AddPartitions, Crash, Join, Leave, Restart, Subscribe
+from assignors.testing._base_machine import event_machine, topic_subsets
 from assignors.testing._checks import InvariantViolationError
 
 __all__ = ["consumer_group_problems", "consumer_group_state_machine"]
@@ -67,7 +68,7 @@ class _Checker:
         return problems
 
 
-def consumer_group_state_machine(  # noqa: C901 - the rules are nested functions
+def consumer_group_state_machine(
     assignor: str | ServerAssignor = "uniform",
     *,
     partitions: Mapping[str, int] | None = None,
@@ -89,32 +90,25 @@ def consumer_group_state_machine(  # noqa: C901 - the rules are nested functions
     every subscribed partition consumed.
     """
     counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
-    names = sorted(counts)
-    subsets = st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True).map(tuple)
+    subsets = topic_subsets(sorted(counts))
     configs: list[tuple[str | ServerAssignor, ...]] = [(assignor,), *classic_assignors]
+    base = event_machine(counts, waits=(1.0, 3.0, 5.0, session_timeout_s + 1))
 
-    class ConsumerGroupMachine(RuleBasedStateMachine):
+    class ConsumerGroupMachine(base):  # type: ignore[misc,valid-type]
+        sim: ConsumerGroupSimulator
+
         def __init__(self) -> None:
             super().__init__()
             self.sim = ConsumerGroupSimulator(counts, session_timeout_s=session_timeout_s)
-            self.now = 0.0
-            self.serial = 0
-            self.up: list[str] = []
             self.checker = _Checker()
+
+        def partition_count(self, topic: str) -> int:
+            return self.sim.partitions.get(topic, 0)
 
         @rule(topics=subsets, static=st.booleans(), config=st.sampled_from(configs))
         def join(self, topics: tuple[str, ...], static: bool, config: tuple[str | ServerAssignor, ...]) -> None:  # noqa: FBT001
-            handle = f"m{self.serial}"
-            self.serial += 1
+            handle = self.new_handle()
             self.sim.apply(Join(self.now, handle, topics, config, instance_id=f"i-{handle}" if static else None))
-            self.up.append(handle)
-
-        @precondition(lambda self: bool(self.up))
-        @rule(data=st.data(), crash=st.booleans())
-        def leave_or_crash(self, data: st.DataObject, crash: bool) -> None:  # noqa: FBT001
-            handle = data.draw(st.sampled_from(self.up), label="member")
-            self.up.remove(handle)
-            self.sim.apply(Crash(self.now, handle) if crash else Leave(self.now, handle))
 
         @precondition(lambda self: bool(self.up))
         @rule(
@@ -126,20 +120,6 @@ def consumer_group_state_machine(  # noqa: C901 - the rules are nested functions
             handle = data.draw(st.sampled_from(self.up), label="member")
             self.sim.apply(Restart(self.now, handle, downtime, assignors=config))
             self.now += downtime + 1
-            self.sim.advance(self.now)
-
-        @precondition(lambda self: bool(self.up))
-        @rule(data=st.data(), topics=subsets)
-        def subscribe(self, data: st.DataObject, topics: tuple[str, ...]) -> None:
-            self.sim.apply(Subscribe(self.now, data.draw(st.sampled_from(self.up), label="member"), topics))
-
-        @rule(topic=st.sampled_from(names), more=st.integers(1, 4))
-        def grow(self, topic: str, more: int) -> None:
-            self.sim.apply(AddPartitions(self.now, topic, self.sim.partitions.get(topic, 0) + more))
-
-        @rule(seconds=st.sampled_from((1.0, 3.0, 5.0, session_timeout_s + 1)))
-        def wait(self, seconds: float) -> None:
-            self.now += seconds
             self.sim.advance(self.now)
 
         @rule()

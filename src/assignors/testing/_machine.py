@@ -7,12 +7,15 @@ from collections.abc import Mapping
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from assignors._errors import UnknownAssignorError
-from assignors._interface import ConsumerPartitionAssignor
+from assignors._classic.events import Join, Restart
+from assignors._core.errors import UnknownAssignorError
+from assignors._core.interface import ConsumerPartitionAssignor
+from assignors._groups.simulator import GroupSimulator
 from assignors.consumer_group import STRATEGIES, ServerAssignor
-from assignors.rebalance import AddPartitions, Crash, GroupSimulator, Join, Leave, Restart, Subscribe
+from assignors.testing._base_machine import event_machine, topic_subsets
 from assignors.testing._battery import AssignorFactory, as_factory
 from assignors.testing._checks import InvariantViolationError, simulation_problems
+from assignors.testing._consumer import consumer_group_state_machine
 
 __all__ = ["group_state_machine"]
 
@@ -25,8 +28,6 @@ def _server_machine(
     assignor: object, partitions: Mapping[str, int] | None, session_timeout_s: float
 ) -> type[RuleBasedStateMachine]:
     """The consumer-protocol machine for a KIP-848 server assignor (a strategy name, object or class)."""
-    from assignors.testing._consumer import consumer_group_state_machine
-
     if isinstance(assignor, str):
         if assignor not in STRATEGIES:
             msg = f"assignor={assignor!r}: give a client assignor object or factory, or a server strategy name"
@@ -39,7 +40,7 @@ def _server_machine(
     return consumer_group_state_machine(server, partitions=partitions, session_timeout_s=session_timeout_s)
 
 
-def group_state_machine(  # noqa: C901 - the rules are nested functions
+def group_state_machine(
     assignor: ConsumerPartitionAssignor | AssignorFactory | str,
     *,
     partitions: Mapping[str, int] | None = None,
@@ -66,30 +67,22 @@ def group_state_machine(  # noqa: C901 - the rules are nested functions
         return _server_machine(assignor, partitions, session_timeout_s)
     make = as_factory(assignor)
     counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
-    names = sorted(counts)
-    subsets = st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True).map(tuple)
+    subsets = topic_subsets(sorted(counts))
 
-    class GroupMachine(RuleBasedStateMachine):
+    class GroupMachine(event_machine(counts, waits=(1.0, session_timeout_s + 1))):  # type: ignore[misc]
+        sim: GroupSimulator
+
         def __init__(self) -> None:
             super().__init__()
             self.sim = GroupSimulator(counts, session_timeout_s=session_timeout_s)
-            self.now = 0.0
-            self.serial = 0
-            self.up: list[str] = []  # members that can be named (not down)
+
+        def partition_count(self, topic: str) -> int:
+            return self.sim.cluster.partitions_per_topic.get(topic, 0)
 
         @rule(topics=subsets, static=st.booleans())
         def join(self, topics: tuple[str, ...], static: bool) -> None:  # noqa: FBT001 - hypothesis passes it
-            handle = f"m{self.serial}"
-            self.serial += 1
+            handle = self.new_handle()
             self.sim.apply(Join(self.now, handle, topics, (make(),), instance_id=f"i-{handle}" if static else None))
-            self.up.append(handle)
-
-        @precondition(lambda self: bool(self.up))
-        @rule(data=st.data(), crash=st.booleans())
-        def leave_or_crash(self, data: st.DataObject, crash: bool) -> None:  # noqa: FBT001 - hypothesis passes it
-            handle = data.draw(st.sampled_from(self.up), label="member")
-            self.up.remove(handle)
-            self.sim.apply(Crash(self.now, handle) if crash else Leave(self.now, handle))
 
         @precondition(lambda self: bool(self.up))
         @rule(data=st.data(), downtime=st.sampled_from((0.0, session_timeout_s / 2, session_timeout_s * 2)))
@@ -97,21 +90,6 @@ def group_state_machine(  # noqa: C901 - the rules are nested functions
             handle = data.draw(st.sampled_from(self.up), label="member")
             self.sim.apply(Restart(self.now, handle, downtime))
             self.now += max(downtime, session_timeout_s) + 1
-            self.sim.advance(self.now)
-
-        @precondition(lambda self: bool(self.up))
-        @rule(data=st.data(), topics=subsets)
-        def subscribe(self, data: st.DataObject, topics: tuple[str, ...]) -> None:
-            self.sim.apply(Subscribe(self.now, data.draw(st.sampled_from(self.up), label="member"), topics))
-
-        @rule(topic=st.sampled_from(names), more=st.integers(1, 4))
-        def grow(self, topic: str, more: int) -> None:
-            current = self.sim.cluster.partitions_per_topic.get(topic, 0)
-            self.sim.apply(AddPartitions(self.now, topic, current + more))
-
-        @rule(seconds=st.sampled_from((1.0, session_timeout_s + 1)))
-        def wait(self, seconds: float) -> None:
-            self.now += seconds
             self.sim.advance(self.now)
 
         @invariant()

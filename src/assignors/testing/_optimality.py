@@ -18,7 +18,7 @@ from assignors.testing._checks import balance_problems, rack_aware, validity_pro
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping
 
-    from assignors._model import Assignment, Cluster, MemberId, Subscription, Topic, TopicPartition
+    from assignors._core.model import Assignment, Cluster, MemberId, Subscription, Topic, TopicPartition
     from assignors.testing._battery import AssignorFactory
 
 __all__ = [

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 
 from hypothesis import strategies as st
 
-from assignors._model import (
+from assignors._builtin.registry import assignor_names
+from assignors._classic.events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
+from assignors._core.model import (
     COOPERATIVE_STICKY_ASSIGNOR_NAME,
     RANGE_ASSIGNOR_NAME,
     Assignment,
@@ -22,8 +24,7 @@ from assignors._model import (
     Subscription,
     TopicPartition,
 )
-from assignors._registry import assignor_names
-from assignors.rebalance import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Scenario, Subscribe
+from assignors._groups.scenario import Scenario
 
 if TYPE_CHECKING:
     from random import Random

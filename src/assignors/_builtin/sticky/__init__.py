@@ -1,0 +1,2 @@
+"""Kafka's ``StickyAssignor`` and ``CooperativeStickyAssignor``: the assignor classes (``assignor``), the engine
+(``core``) and its passes (``claims``, ``uniform``, ``general``, ``racks``, ``exchange``)."""

@@ -1,0 +1,338 @@
+"""The rack layer of the sticky core (KIP-881): who is rack-local, placing and trading for locality.
+
+Rack-aware assignment applies, as in Kafka, when members and partitions carry racks and
+not every partition is on every rack (one group-wide decision). An owned partition on
+none of its owner's racks is movable. Balance always wins over locality.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from dataclasses import dataclass
+from itertools import chain, compress, repeat
+from operator import contains, not_
+from typing import TYPE_CHECKING
+
+from assignors._builtin.sticky.claims import water_fill
+from assignors._core.model import topic_partitions
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from assignors._builtin.sticky.claims import State
+    from assignors._core.model import Cluster, MemberId, Subscription, Topic, TopicPartition
+
+__all__ = ["Locality", "RackInfo", "rack_pass"]
+
+_NO_RACKS: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True)
+class RackInfo:
+    """Racks of members and partitions, when rack-aware assignment applies (Kafka's group-wide rule).
+
+    Partitions with the same replica racks (a layout) have the same rack-local members,
+    so the hot paths work per layout, of which a cluster has few.
+    """
+
+    enabled: bool
+    member_rack: dict[MemberId, str]
+    on_rack: dict[str | None, list[MemberId]]  # None: members without a rack, local to every partition
+    racks_by_partition: Mapping[TopicPartition, frozenset[str]]
+
+    @classmethod
+    def build(
+        cls,
+        cluster: Cluster,
+        partitions_per_topic: Mapping[Topic, int],
+        subscriptions: Mapping[MemberId, Subscription],
+        eligible: Sequence[MemberId],
+    ) -> RackInfo:
+        member_rack = {m: r for m in eligible if (r := subscriptions[m].rack_id) is not None}
+        racks_by_partition = cluster._racks_by_partition  # noqa: SLF001 - the plain dict behind the public view
+        enabled = False
+        if member_rack and racks_by_partition:
+            every_tp = chain.from_iterable(topic_partitions(t, c) for t, c in partitions_per_topic.items())
+            layouts = set(map(racks_by_partition.get, every_tp, repeat(_NO_RACKS)))
+            every = frozenset().union(*layouts)
+            enabled = not every.isdisjoint(member_rack.values()) and len(layouts) > 1
+        on_rack: dict[str | None, list[MemberId]] = {}
+        if enabled:
+            for member in eligible:  # sorted, so every list is
+                on_rack.setdefault(member_rack.get(member), []).append(member)
+        return cls(enabled, member_rack, on_rack, racks_by_partition)
+
+    def layout(self, tp: TopicPartition) -> frozenset[str]:
+        return self.racks_by_partition.get(tp, _NO_RACKS)
+
+    def local(self, member: MemberId, tp: TopicPartition) -> bool:
+        rack = self.member_rack.get(member)
+        return rack is None or rack in self.racks_by_partition.get(tp, _NO_RACKS)
+
+    def local_members(self, layout: frozenset[str], members: Sequence[MemberId]) -> list[MemberId]:
+        """The members of ``members`` (sorted) local to partitions on ``layout``."""
+        rack_of = self.member_rack
+        return [m for m in members if (rack := rack_of.get(m)) is None or rack in layout]
+
+    def off_rack(self, member: MemberId, partitions: Sequence[TopicPartition]) -> list[TopicPartition]:
+        """The partitions of ``partitions`` on none of ``member``'s racks."""
+        rack = self.member_rack.get(member)
+        if rack is None:
+            return []
+        layouts = map(self.racks_by_partition.get, partitions, repeat(_NO_RACKS))
+        return list(compress(partitions, map(not_, map(contains, layouts, repeat(rack)))))
+
+    def mismatched(self, state: State, members: Iterable[MemberId]) -> dict[TopicPartition, MemberId]:
+        """The kept partitions on none of their owner's racks, with their owners."""
+        return {tp: member for member in members for tp in self.off_rack(member, state.kept[member])}
+
+
+class _LocalPicker:
+    """The least-loaded rack-local member (ties: id) among ``members``, with one heap per rack."""
+
+    def __init__(self, members: Sequence[MemberId], racks: RackInfo, load: dict[MemberId, int]) -> None:
+        self._rack_of = racks.member_rack
+        self._load = load
+        self._heaps: dict[str | None, list[tuple[int, MemberId]]] = {}
+        for member in members:
+            self._heaps.setdefault(self._rack_of.get(member), []).append((load[member], member))
+        for heap in self._heaps.values():
+            heapq.heapify(heap)
+
+    def pick(self, layout: frozenset[str], below: int | None) -> MemberId | None:
+        """The least-loaded member local to ``layout`` with load under ``below`` (None: any).
+
+        Loads may have changed since an entry was pushed: a stale top is re-pushed with
+        the member's current load before the heap is read.
+        """
+        load = self._load
+        best: tuple[int, MemberId] | None = None
+        for key in (None, *sorted(layout)):
+            heap = self._heaps.get(key)
+            if not heap:
+                continue
+            while heap[0][0] != load[heap[0][1]]:
+                member = heap[0][1]
+                heapq.heapreplace(heap, (load[member], member))
+            if best is None or heap[0] < best:
+                best = heap[0]
+        if best is None or (below is not None and best[0] >= below):
+            return None
+        return best[1]
+
+
+def rack_pass(  # noqa: PLR0913, PLR0917 - the algorithm's state
+    pool: list[TopicPartition],
+    mismatched: Mapping[TopicPartition, MemberId],
+    members: Sequence[MemberId],
+    racks: RackInfo,
+    state: State,
+    limit: int | None,
+) -> tuple[list[TopicPartition], set[TopicPartition]]:
+    """Place ``pool`` and ``mismatched`` partitions on rack-local members.
+
+    Returns the unplaced part of ``pool`` and the mismatched partitions that moved.
+
+    Pool partitions are handed out least-loaded-first to the local members of their
+    layout, none above ``limit``; layouts with the fewest local members first, and taking
+    turns, one partition per local member at a time, so that no layout fills the members
+    it shares with another before that one had its turn. Then, in the room that is left,
+    each mismatched partition goes to its least-loaded local member under ``limit`` (with
+    ``limit`` None: holding two fewer than its owner), or stays with its owner: an unowned
+    partition placed locally costs nothing, a move revokes.
+    """
+    rest = _place_locally(pool, members, racks, state, limit)
+    moved = _move_mismatched(mismatched, members, racks, state, limit) if mismatched else set()
+    return rest, moved
+
+
+_TURN = 8  # partitions per local member in one turn of a layout
+
+
+def _place_locally(
+    pool: list[TopicPartition], members: Sequence[MemberId], racks: RackInfo, state: State, limit: int | None
+) -> list[TopicPartition]:
+    """The pool step of :func:`rack_pass`; returns what no local member had room for."""
+    by_layout: defaultdict[frozenset[str], list[TopicPartition]] = defaultdict(list)
+    for tp, layout in zip(pool, map(racks.racks_by_partition.get, pool, repeat(_NO_RACKS)), strict=True):
+        by_layout[layout].append(tp)
+    local = {layout: racks.local_members(layout, members) for layout in by_layout}
+    rest: list[TopicPartition] = []
+    turns = [(by_layout[layout], local[layout]) for layout in sorted(local, key=lambda k: (len(local[k]), sorted(k)))]
+    offset = dict.fromkeys(range(len(turns)), 0)
+    while offset:
+        for index in list(offset):
+            partitions, candidates = turns[index]
+            start = offset[index]
+            chunk = partitions[start : start + _TURN * max(1, len(candidates))]
+            given = water_fill(chunk, candidates, state, limit)
+            if given < len(chunk):  # every local member is full
+                rest.extend(partitions[start + given :])
+                del offset[index]
+            elif start + given == len(partitions):
+                del offset[index]
+            else:
+                offset[index] = start + given
+    return rest
+
+
+def _move_mismatched(
+    mismatched: Mapping[TopicPartition, MemberId],
+    members: Sequence[MemberId],
+    racks: RackInfo,
+    state: State,
+    limit: int | None,
+) -> set[TopicPartition]:
+    """The mismatched step of :func:`rack_pass`; returns the partitions that moved."""
+    load = state.load
+    picker = _LocalPicker(members, racks, load)
+    released: dict[MemberId, set[TopicPartition]] = {}
+    local_count: dict[frozenset[str], int] = {}
+    for layout in {racks.layout(tp) for tp in mismatched}:
+        local_count[layout] = len(racks.local_members(layout, members))
+    for tp in sorted(mismatched, key=lambda tp: (local_count[racks.layout(tp)], tp)):
+        owner = mismatched[tp]
+        member = picker.pick(racks.layout(tp), limit if limit is not None else load[owner] - 1)
+        if member is not None:
+            state.new[member].append(tp)
+            load[member] += 1
+            released.setdefault(owner, set()).add(tp)
+            load[owner] -= 1
+    for owner, gone in released.items():
+        state.kept[owner] = [tp for tp in state.kept[owner] if tp not in gone]
+    return set().union(*released.values())
+
+
+class Locality:
+    """The last rack step: trades that add rack-local placements and change no load.
+
+    A mismatched partition ``p`` of member ``a`` goes to a member ``b`` local to it when
+    ``b`` gives back one of its own mismatched partitions that ``a`` may hold (a swap), when
+    ``b`` has no rack and gives back a partition new to it that is local to ``a``, or,
+    with identical subscriptions (``member_topics`` None), when ``b`` holds one fewer than
+    ``a`` (a move: the two loads trade places). With mixed subscriptions a swap must keep
+    every subscriber of the traded topics within one of the new holder. Every trade adds
+    at least one rack-local placement, so this ends.
+    """
+
+    def __init__(  # noqa: PLR0913, PLR0917 - the algorithm's state
+        self,
+        members: Sequence[MemberId],
+        member_topics: Mapping[MemberId, frozenset[Topic]] | None,
+        racks: RackInfo,
+        state: State,
+        kept_off_rack: Mapping[MemberId, list[TopicPartition]] | None,
+        new_off_rack: Mapping[MemberId, list[TopicPartition]] | None = None,
+    ) -> None:
+        """``kept_off_rack`` and ``new_off_rack``: each member's mismatched kept and new partitions, if known."""
+        self._racks = racks
+        self._state = state
+        self._member_topics = member_topics
+        self._mismatched: dict[MemberId, list[TopicPartition]] = {}
+        self._holders: dict[str, set[MemberId]] = {}  # rack -> members holding mismatched partitions
+        self._at_load: dict[tuple[str | None, int], set[MemberId]] = {}
+        self._rackless = [m for m in members if racks.member_rack.get(m) is None]  # ``members`` is sorted
+        for member in members:
+            rack = racks.member_rack.get(member)
+            if member_topics is None:
+                self._at_load.setdefault((rack, state.load[member]), set()).add(member)
+            # New partitions first: trading them revokes nothing.
+            if new_off_rack is None:
+                held = racks.off_rack(member, state.new[member])
+            else:
+                held = list(new_off_rack.get(member, ()))
+            if kept_off_rack is None:
+                held += racks.off_rack(member, state.kept[member])
+            else:
+                held += kept_off_rack.get(member, [])
+            if held and rack is not None:
+                self._mismatched[member] = held
+                self._holders.setdefault(rack, set()).add(member)
+        self._min_subscriber_load: dict[Topic, int] = {}
+        if member_topics is not None:
+            for member in members:
+                for topic in member_topics[member]:
+                    current = self._min_subscriber_load.get(topic)
+                    if current is None or state.load[member] < current:
+                        self._min_subscriber_load[topic] = state.load[member]
+
+    def improve(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for a in sorted(self._mismatched):
+                for p in list(self._mismatched.get(a, ())):
+                    if p in self._mismatched.get(a, ()) and self._trade(a, p):
+                        changed = True
+
+    def _may_hold(self, member: MemberId, tp: TopicPartition) -> bool:
+        """``member`` subscribes to ``tp``'s topic and could hold it at its load, balance-wise."""
+        if self._member_topics is None:
+            return True
+        if tp.topic not in self._member_topics[member]:
+            return False
+        return self._min_subscriber_load[tp.topic] >= self._state.load[member] - 1
+
+    def _trade(self, a: MemberId, p: TopicPartition) -> bool:
+        layout = self._racks.layout(p)
+        if self._member_topics is None:
+            below = self._state.load[a] - 1
+            lighter = [b for key in (None, *layout) for b in self._at_load.get((key, below), ())]
+            if lighter:
+                self._move(a, min(lighter), p)
+                return True
+        for rack in sorted(layout):  # members without a rack hold no mismatched partitions
+            for b in sorted(self._holders.get(rack, ())):
+                if b == a or not self._may_hold(b, p):
+                    continue
+                q = self._swap_partner(a, b)
+                if q is not None:
+                    self._move(a, b, p)
+                    self._move(b, a, q)
+                    return True
+        for b in self._rackless:  # local to every partition: a swap for one of its new ones local to ``a``
+            if b == a or not self._may_hold(b, p):
+                continue
+            q = next((q for q in self._state.new[b] if self._racks.local(a, q) and self._may_hold(a, q)), None)
+            if q is not None:
+                self._move(a, b, p)
+                self._move(b, a, q)
+                return True
+        return False
+
+    def _swap_partner(self, a: MemberId, b: MemberId) -> TopicPartition | None:
+        """A mismatched partition of ``b`` that ``a`` may take, one local to ``a`` if any."""
+        fallback: TopicPartition | None = None
+        for q in self._mismatched.get(b, ()):
+            if self._may_hold(a, q):
+                if self._racks.local(a, q):
+                    return q
+                if fallback is None:
+                    fallback = q
+        return fallback
+
+    def _move(self, giver: MemberId, receiver: MemberId, tp: TopicPartition) -> None:
+        state = self._state
+        if tp in state.kept[giver]:
+            state.kept[giver].remove(tp)
+            state.unkept[tp] = giver
+        else:
+            state.new[giver].remove(tp)
+        state.new[receiver].append(tp)
+        rack_of = self._racks.member_rack
+        held = self._mismatched.get(giver)
+        if held is not None and tp in held:
+            held.remove(tp)
+            if not held:
+                del self._mismatched[giver]
+                self._holders[rack_of[giver]].discard(giver)
+        if not self._racks.local(receiver, tp):
+            self._mismatched.setdefault(receiver, []).insert(0, tp)  # new to it
+            self._holders.setdefault(rack_of[receiver], set()).add(receiver)
+        if self._member_topics is None:  # identical: a lone move shifts one unit of load
+            load = state.load
+            for member, delta in ((giver, -1), (receiver, 1)):
+                self._at_load[rack_of.get(member), load[member]].discard(member)
+                load[member] += delta
+                self._at_load.setdefault((rack_of.get(member), load[member]), set()).add(member)

@@ -1,0 +1,519 @@
+"""assignors.rebalance: protocol choice, the coordinator's vote, the member side and the group simulator."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assignors import (
+    CooperativeStickyAssignor,
+    InconsistentGroupProtocolError,
+    InvalidSubscriptionError,
+    RangeAssignor,
+    RebalanceProtocol,
+    ScenarioError,
+    TopicPartition,
+)
+from assignors.cli import main
+from assignors.rebalance import (
+    AddPartitions,
+    Crash,
+    Event,
+    GroupSimulator,
+    Join,
+    Leave,
+    Note,
+    Restart,
+    Scenario,
+    Subscribe,
+    choose_protocol,
+    parse_scenario,
+    receive_assignment,
+    revoke_before_join,
+    select_assignor,
+    timeline_json,
+)
+from assignors.testing import event_sequences, simulation_problems
+
+TP = TopicPartition
+EAGER, COOPERATIVE = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
+CS = "cooperative-sticky"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rolling-upgrade.json"
+
+
+@pytest.mark.parametrize(
+    ("preferences", "chosen"),
+    [
+        ({"a": ["range"], "b": ["range"]}, "range"),
+        ({"a": [CS, "range"], "b": ["range", CS]}, "range"),  # 1:1, the broker's order puts range first
+        ({"a": [CS, "range"], "b": [CS, "range"], "c": ["range", CS]}, CS),  # 2:1
+        ({"a": [CS, "range"], "b": [CS]}, CS),  # range is no candidate: b lacks it
+        ({"a": ["sticky", "range"], "b": ["range", "sticky"]}, "sticky"),
+        ({"a": ["roundrobin", CS], "b": [CS, "roundrobin"]}, "roundrobin"),
+        ({"a": ["mine", "range"], "b": ["range", "mine"]}, "range"),  # built-in names before others on a tie
+        ({"a": ["zeta", "alpha"], "b": ["alpha", "zeta"]}, "alpha"),  # then by name
+    ],
+)
+def test_select_assignor_vote_table(preferences: dict[str, list[str]], chosen: str) -> None:
+    """Candidates every member offers; each votes its first candidate; ties in Kafka brokers' order."""
+    assert select_assignor(preferences) == chosen
+
+
+def test_select_assignor_refuses_a_group_without_a_common_name() -> None:
+    """No common name is Kafka's INCONSISTENT_GROUP_PROTOCOL, naming the member."""
+    with pytest.raises(InconsistentGroupProtocolError, match="member 'b' offers \\['roundrobin'\\]") as caught:
+        select_assignor({"a": ["range"], "b": ["roundrobin"]})
+    assert caught.value.member == "b"
+    with pytest.raises(InconsistentGroupProtocolError, match="at least one member"):
+        select_assignor({})
+
+
+NAMES = st.lists(st.sampled_from(["range", "roundrobin", "sticky", CS, "x"]), min_size=1, unique=True)
+
+
+@given(st.dictionaries(st.text(max_size=3), NAMES, min_size=1), st.randoms(use_true_random=False))
+def test_select_assignor_is_a_common_name_whatever_the_member_order(prefs: dict[str, list[str]], rnd: object) -> None:
+    """The choice is offered by every member, and reordering the members never changes it."""
+    try:
+        chosen = select_assignor(prefs)
+    except InconsistentGroupProtocolError:
+        assert not set.intersection(*(set(p) for p in prefs.values()))
+        return
+    assert all(chosen in p for p in prefs.values())
+    items = list(prefs.items())
+    rnd.shuffle(items)  # type: ignore[attr-defined]
+    assert select_assignor(dict(items)) == chosen
+
+
+def test_choose_protocol_table() -> None:
+    """The highest protocol every configured assignor supports."""
+    assert choose_protocol([RangeAssignor()]) is EAGER
+    assert choose_protocol([CooperativeStickyAssignor()]) is COOPERATIVE
+    assert choose_protocol([CooperativeStickyAssignor(), RangeAssignor()]) is EAGER
+    with pytest.raises(InvalidSubscriptionError, match="at least one assignor"):
+        choose_protocol([])
+
+
+def test_member_side_of_both_protocols() -> None:
+    """EAGER revokes all before joining; COOPERATIVE only dropped topics, then owned - assigned, and rejoins."""
+    owned = [TP("t", 0), TP("t", 1), TP("u", 0)]
+    assert revoke_before_join(EAGER, owned, ["t", "u"]) == tuple(owned)
+    assert revoke_before_join(COOPERATIVE, owned, ["t"]) == (TP("u", 0),)
+    update = receive_assignment(COOPERATIVE, [TP("t", 0), TP("t", 1)], [TP("t", 1), TP("t", 2)], ["t"])
+    assert (update.revoked, update.added, update.rejoin) == ((TP("t", 0),), (TP("t", 2),), True)
+    settled = receive_assignment(COOPERATIVE, [TP("t", 0)], [TP("t", 0), TP("t", 1)], ["t"])
+    assert (settled.revoked, settled.added, settled.rejoin) == ((), (TP("t", 1),), False)
+    eager = receive_assignment(EAGER, [], [TP("t", 0)], ["t"])
+    assert (eager.added, eager.rejoin) == ((TP("t", 0),), False)
+    assert receive_assignment(EAGER, [], [TP("v", 0)], ["t"]).rejoin  # an assignment off its subscription
+
+
+# Three members join, c leaves, b crashes (removed after the 10 s session timeout): every
+# assignor under EAGER (cooperative-sticky too, configured beside range), and cooperative-sticky
+# under COOPERATIVE. Range and roundrobin are Kafka's exact assignments.
+PINNED = {
+    ("range",): (
+        "t=0s  rebalance: a joins\n"
+        "  round 1: generation 1, leader a, assignor range, EAGER\n"
+        "    a: t[0-3] u[0-1]  added t[0-3] u[0-1]\n"
+        "t=1s  rebalance: b joins\n"
+        "  round 1: generation 2, leader a, assignor range, EAGER\n"
+        "    a: t[0-1] u[0-1]  revoked t[0-3] u[0-1]  added t[0-1] u[0-1]\n"
+        "    b: t[2-3]  added t[2-3]\n"
+        "t=2s  rebalance: c joins\n"
+        "  round 1: generation 3, leader a, assignor range, EAGER\n"
+        "    a: t[0-1] u[0]  revoked t[0-1] u[0-1]  added t[0-1] u[0]\n"
+        "    b: t[2]  revoked t[2-3]  added t[2]\n"
+        "    c: t[3] u[1]  added t[3] u[1]\n"
+        "t=3s  rebalance: c leaves (revokes t[3] u[1])\n"
+        "  round 1: generation 4, leader a, assignor range, EAGER\n"
+        "    a: t[0-1] u[0-1]  revoked t[0-1] u[0]  added t[0-1] u[0-1]\n"
+        "    b: t[2-3]  revoked t[2]  added t[2-3]\n"
+        "t=4s  b crashes; t[2-3] without a consumer until t=14s\n"
+        "t=14s  rebalance: session timeout of b\n"
+        "  round 1: generation 5, leader a, assignor range, EAGER\n"
+        "    a: t[0-3] u[0-1]  revoked t[0-1] u[0-1]  added t[0-3] u[0-1]\n"
+    ),
+    ("roundrobin",): (
+        "t=0s  rebalance: a joins\n"
+        "  round 1: generation 1, leader a, assignor roundrobin, EAGER\n"
+        "    a: t[0-3] u[0-1]  added t[0-3] u[0-1]\n"
+        "t=1s  rebalance: b joins\n"
+        "  round 1: generation 2, leader a, assignor roundrobin, EAGER\n"
+        "    a: t[0,2] u[0-1]  revoked t[0-3] u[0-1]  added t[0,2] u[0-1]\n"
+        "    b: t[1,3]  added t[1,3]\n"
+        "t=2s  rebalance: c joins\n"
+        "  round 1: generation 3, leader a, assignor roundrobin, EAGER\n"
+        "    a: t[0,3] u[1]  revoked t[0,2] u[0-1]  added t[0,3] u[1]\n"
+        "    b: t[1]  revoked t[1,3]  added t[1]\n"
+        "    c: t[2] u[0]  added t[2] u[0]\n"
+        "t=3s  rebalance: c leaves (revokes t[2] u[0])\n"
+        "  round 1: generation 4, leader a, assignor roundrobin, EAGER\n"
+        "    a: t[0,2] u[0-1]  revoked t[0,3] u[1]  added t[0,2] u[0-1]\n"
+        "    b: t[1,3]  revoked t[1]  added t[1,3]\n"
+        "t=4s  b crashes; t[1,3] without a consumer until t=14s\n"
+        "t=14s  rebalance: session timeout of b\n"
+        "  round 1: generation 5, leader a, assignor roundrobin, EAGER\n"
+        "    a: t[0-3] u[0-1]  revoked t[0,2] u[0-1]  added t[0-3] u[0-1]\n"
+    ),
+    ("sticky",): (
+        "t=0s  rebalance: a joins\n"
+        "  round 1: generation 1, leader a, assignor sticky, EAGER\n"
+        "    a: t[0-3] u[0-1]  added t[0-3] u[0-1]\n"
+        "t=1s  rebalance: b joins\n"
+        "  round 1: generation 2, leader a, assignor sticky, EAGER\n"
+        "    a: t[0] u[0-1]  revoked t[0-3] u[0-1]  added t[0] u[0-1]\n"
+        "    b: t[1-3]  added t[1-3]\n"
+        "t=2s  rebalance: c joins\n"
+        "  round 1: generation 3, leader a, assignor sticky, EAGER\n"
+        "    a: t[0] u[0]  revoked t[0] u[0-1]  added t[0] u[0]\n"
+        "    b: t[2-3]  revoked t[1-3]  added t[2-3]\n"
+        "    c: t[1] u[1]  added t[1] u[1]\n"
+        "t=3s  rebalance: c leaves (revokes t[1] u[1])\n"
+        "  round 1: generation 4, leader a, assignor sticky, EAGER\n"
+        "    a: t[0] u[0-1]  revoked t[0] u[0]  added t[0] u[0-1]\n"
+        "    b: t[1-3]  revoked t[2-3]  added t[1-3]\n"
+        "t=4s  b crashes; t[1-3] without a consumer until t=14s\n"
+        "t=14s  rebalance: session timeout of b\n"
+        "  round 1: generation 5, leader a, assignor sticky, EAGER\n"
+        "    a: t[0-3] u[0-1]  revoked t[0] u[0-1]  added t[0-3] u[0-1]\n"
+    ),
+    ("cooperative-sticky", "range"): (
+        "t=0s  rebalance: a joins\n"
+        "  round 1: generation 1, leader a, assignor cooperative-sticky, EAGER\n"
+        "    a: t[0-3] u[0-1]  added t[0-3] u[0-1]\n"
+        "t=1s  rebalance: b joins\n"
+        "  round 1: generation 2, leader a, assignor cooperative-sticky, EAGER\n"
+        "    a: t[2] u[0-1]  revoked t[0-3] u[0-1]  added t[2] u[0-1]\n"
+        "    b: t[0-1,3]  added t[0-1,3]\n"
+        "t=2s  rebalance: c joins\n"
+        "  round 1: generation 3, leader a, assignor cooperative-sticky, EAGER\n"
+        "    a: t[1] u[0]  revoked t[2] u[0-1]  added t[1] u[0]\n"
+        "    b: t[0,2]  revoked t[0-1,3]  added t[0,2]\n"
+        "    c: t[3] u[1]  added t[3] u[1]\n"
+        "t=3s  rebalance: c leaves (revokes t[3] u[1])\n"
+        "  round 1: generation 4, leader a, assignor cooperative-sticky, EAGER\n"
+        "    a: t[2] u[0-1]  revoked t[1] u[0]  added t[2] u[0-1]\n"
+        "    b: t[0-1,3]  revoked t[0,2]  added t[0-1,3]\n"
+        "t=4s  b crashes; t[0-1,3] without a consumer until t=14s\n"
+        "t=14s  rebalance: session timeout of b\n"
+        "  round 1: generation 5, leader a, assignor cooperative-sticky, EAGER\n"
+        "    a: t[0-3] u[0-1]  revoked t[2] u[0-1]  added t[0-3] u[0-1]\n"
+    ),
+    ("cooperative-sticky",): (
+        "t=0s  rebalance: a joins\n"
+        "  round 1: generation 1, leader a, assignor cooperative-sticky, COOPERATIVE\n"
+        "    a: t[0-3] u[0-1]  added t[0-3] u[0-1]\n"
+        "t=1s  rebalance: b joins\n"
+        "  round 1: generation 2, leader a, assignor cooperative-sticky, COOPERATIVE\n"
+        "    a: t[0] u[0-1]  revoked t[1-3]\n"
+        "    b: -\n"
+        "    no consumer: t[1-3]\n"
+        "    rejoin: a\n"
+        "  round 2: generation 3, leader a, assignor cooperative-sticky, COOPERATIVE\n"
+        "    a: t[0] u[0-1]\n"
+        "    b: t[1-3]  added t[1-3]\n"
+        "t=2s  rebalance: c joins\n"
+        "  round 1: generation 4, leader a, assignor cooperative-sticky, COOPERATIVE\n"
+        "    a: t[0] u[0]  revoked u[1]\n"
+        "    b: t[1-2]  revoked t[3]\n"
+        "    c: -\n"
+        "    no consumer: t[3] u[1]\n"
+        "    rejoin: a, b\n"
+        "  round 2: generation 5, leader a, assignor cooperative-sticky, COOPERATIVE\n"
+        "    a: t[0] u[0]\n"
+        "    b: t[1-2]\n"
+        "    c: t[3] u[1]  added t[3] u[1]\n"
+        "t=3s  rebalance: c leaves (revokes t[3] u[1])\n"
+        "  round 1: generation 6, leader a, assignor cooperative-sticky, COOPERATIVE\n"
+        "    a: t[0] u[0-1]  added u[1]\n"
+        "    b: t[1-3]  added t[3]\n"
+        "t=4s  b crashes; t[1-3] without a consumer until t=14s\n"
+        "t=14s  rebalance: session timeout of b\n"
+        "  round 1: generation 7, leader a, assignor cooperative-sticky, COOPERATIVE\n"
+        "    a: t[0-3] u[0-1]  added t[1-3]\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("config", list(PINNED))
+def test_join_leave_crash_timelines(config: tuple[str, ...]) -> None:
+    """Pinned timelines: generations, leaders, every member's revoked and added partitions per round."""
+    sim = GroupSimulator({"t": 4, "u": 2}, session_timeout_s=10)
+    timeline = sim.run(
+        [Join(0, "a", ("t", "u"), config), Join(1, "b", ("t",), config), Join(2, "c", ("t", "u"), config),
+         Leave(3, "c"), Crash(4, "b")]
+    )  # fmt: skip
+    assert timeline.render() + "\n" == PINNED[config]
+    assert simulation_problems(timeline) == []
+
+
+def test_static_member_restart_within_the_session_timeout_keeps_its_partitions() -> None:
+    """Back within the timeout: a new member id, the same partitions, no rebalance."""
+    sim = GroupSimulator({"t": 4}, session_timeout_s=10)
+    sim.apply(Join(0, "a", ("t",), (CS,), instance_id="ia"))
+    sim.apply(Join(1, "b", ("t",), (CS,), instance_id="ib"))
+    before = sim.owned()
+    generation = sim.generation
+    assert sim.apply(Restart(5, "b", 4)) is None
+    sim.advance(100)
+    assert sim.generation == generation
+    assert sim.owned() == {"a": before["a"], "b~2": before["b"]}
+    assert [e.text for e in sim.timeline.entries if isinstance(e, Note)] == [
+        "b restarts; t[2-3] without a consumer",
+        "b is back as b~2 (static, within the session timeout): keeps t[2-3], no rebalance",
+    ]
+
+
+def test_static_member_restart_after_the_session_timeout_rebalances_twice() -> None:
+    """Back after the timeout: removed when it expires (a rebalance), then joins again (another)."""
+    sim = GroupSimulator({"t": 4}, session_timeout_s=10)
+    sim.apply(Join(0, "a", ("t",), ("range",), instance_id="ia"))
+    sim.apply(Join(1, "b", ("t",), ("range",), instance_id="ib"))
+    timeline = sim.run([Restart(5, "b", 30)])
+    causes = [(r.at, r.cause, r.assignment) for r in timeline.rebalances[2:]]
+    assert causes == [
+        (15.0, "session timeout of b", {"a": (TP("t", 0), TP("t", 1), TP("t", 2), TP("t", 3))}),
+        (35.0, "b~2 joins (restarted)", {"a": (TP("t", 0), TP("t", 1)), "b~2": (TP("t", 2), TP("t", 3))}),
+    ]
+
+
+def test_a_member_down_during_another_rebalance_is_dropped() -> None:
+    """A crashed member cannot rejoin: a rebalance before its timeout goes on without it."""
+    sim = GroupSimulator({"t": 3}, session_timeout_s=10)
+    sim.run([Join(0, "a", ("t",)), Join(1, "b", ("t",)), Crash(2, "a"), Join(3, "c", ("t",))])
+    last = sim.timeline.rebalances[-1]
+    assert last.cause == "c joins; a down, dropped from the group"
+    assert last.rounds[0].leader == "b"  # the leader left: the next oldest member leads
+    assert sim.members() == ["b", "c"]
+
+
+def test_rolling_upgrade_from_range_to_cooperative_sticky() -> None:
+    """[range] -> [cooperative-sticky, range] -> [cooperative-sticky]: EAGER until the last member drops range."""
+    scenario = parse_scenario(json.loads(EXAMPLE.read_text(encoding="utf-8")))
+    timeline = scenario.run()
+    assert simulation_problems(timeline) == []
+    summary = [
+        (r.at, r.rounds[0].assignor, sorted({p.name for rd in r.rounds for p in rd.protocols.values()}))
+        for r in timeline.rebalances
+    ]
+    first_cooperative_only = next(i for i, (_, _, protocols) in enumerate(summary) if protocols == ["COOPERATIVE"])
+    assert summary[first_cooperative_only][0] == 360  # c, the last member with range, restarted without it
+    assert all("EAGER" in protocols for _, _, protocols in summary[:first_cooperative_only])
+    assert [a for _, a, _ in summary[:7]] == ["range"] * 7  # range until every member offers cooperative-sticky
+    assert {a for _, a, _ in summary[7:]} == {CS}
+    # Once COOPERATIVE, a member joining revokes only what moves: survivors keep the rest.
+    join = timeline.rebalances[-1]
+    assert join.cause == "d joins"
+    assert len(join.rounds) == 2
+    assert sum(len(v) for v in join.rounds[0].revoked.values()) == 1
+
+
+def test_inconsistent_member_is_refused_and_the_group_goes_on() -> None:
+    """A member sharing no assignor with the group is refused (INCONSISTENT_GROUP_PROTOCOL)."""
+    sim = GroupSimulator({"t": 2})
+    sim.apply(Join(0, "a", ("t",), ("range",)))
+    assert sim.apply(Join(1, "b", ("t",), ("roundrobin",))) is None
+    assert sim.members() == ["a"]
+    assert isinstance(sim.timeline.entries[-1], Note)
+    assert "refused (INCONSISTENT_GROUP_PROTOCOL)" in sim.timeline.entries[-1].text
+
+
+def test_subscription_change_and_partition_increase() -> None:
+    """Resubscribing rebalances (COOPERATIVE revokes the dropped topic before joining); new partitions are assigned."""
+    sim = GroupSimulator({"t": 4, "u": 2})
+    sim.apply(Join(0, "a", ("t", "u"), (CS,)))
+    sim.apply(Join(1, "b", ("t",), (CS,)))
+    assert sim.owned() == {"a": (TP("t", 0), TP("u", 0), TP("u", 1)), "b": (TP("t", 1), TP("t", 2), TP("t", 3))}
+    change = sim.apply(Subscribe(2, "a", ("t",)))
+    assert change is not None
+    first = change.rounds[0]
+    assert first.owned_at_join == {"a": (TP("t", 0),), "b": (TP("t", 1), TP("t", 2), TP("t", 3))}
+    assert first.revoked == {"a": (TP("u", 0), TP("u", 1)), "b": (TP("t", 3),)}  # before joining; after the assignment
+    assert change.assignment == {"a": (TP("t", 0), TP("t", 3)), "b": (TP("t", 1), TP("t", 2))}
+    sim.apply(Subscribe(2, "b", ("t", "u")))
+    grown = sim.apply(AddPartitions(3, "t", 6))
+    assert grown is not None
+    assert grown.cause == "t grows from 4 to 6 partitions"
+    assert sorted(tp for owned in grown.assignment.values() for tp in owned) == [
+        *(TP("t", p) for p in range(6)), TP("u", 0), TP("u", 1)
+    ]  # fmt: skip
+    assert sim.apply(AddPartitions(4, "unsubscribed", 3)) is None
+
+
+def test_simulator_refuses_impossible_events_without_changing_anything() -> None:
+    """Unknown members, time going back, duplicate joins and shrinking topics: named errors, state unchanged."""
+    sim = GroupSimulator({"t": 2})
+    sim.apply(Join(5, "a", ("t",)))
+    state = (sim.members(), sim.owned(), sim.generation)
+    bad: list[tuple[Event, str]] = [
+        (Join(1, "b", ("t",)), "Join at t=1s comes before the current time t=5s"),
+        (Leave(6, "ghost"), "member 'ghost' is not in the group"),
+        (Join(6, "a", ("t",)), "member 'a' is already in the group"),
+        (AddPartitions(6, "t", 1), "topic 't' has 2 partitions; AddPartitions.count=1 must not be fewer"),
+        (Join(6, "c", ("t",), ()), "member 'c' has no assignors"),
+        (Join(6, "c", ("t",), ("nope",)), "nope"),
+    ]
+    for event, message in bad:
+        with pytest.raises(Exception, match=message) as caught:
+            sim.apply(event)
+        assert isinstance(caught.value, InvalidSubscriptionError | LookupError)
+    assert (sim.members(), sim.owned(), sim.generation) == state
+
+
+@pytest.mark.parametrize(
+    ("scenario", "path", "message"),
+    [
+        ([], "scenario", "scenario: expected an object, got array"),
+        ({"topics": {"t": 1}}, "scenario", "scenario: missing field 'events'"),
+        (
+            {"topics": {"t": 1}, "events": [{"at": 0, "join": "a"}]},
+            "events[0].topics",
+            "events\\[0\\].topics: expected an array, got null",
+        ),
+        (
+            {"topics": {"t": -1}, "events": []},
+            "topics.t",
+            "topics.t: expected a partition count \\(an integer in 0..2147483647\\), got -1",
+        ),
+        ({"topics": {}, "events": [{"at": 0, "leave": "a", "crash": "a"}]}, "events[0]", "needs exactly one of"),
+        ({"topics": {}, "events": [{"at": -1, "leave": "a"}]}, "events[0].at", "expected a number >= 0, got -1"),
+        ({"topics": {}, "events": [{"at": 0, "leave": "a", "x": 1}]}, "events[0]", "unknown field\\(s\\) \\['x'\\]"),
+        (
+            {"topics": {}, "events": [], "session_timeout_s": 0},
+            "session_timeout_s",
+            "session_timeout_s: must be positive",
+        ),
+    ],
+)
+def test_bad_scenarios_name_the_field(scenario: object, path: str, message: str) -> None:
+    """Scenario JSON errors are ScenarioErrors that name the field, e.g. events[0].topics."""
+    with pytest.raises(ScenarioError, match=message) as caught:
+        parse_scenario(scenario)
+    assert caught.value.path == path
+    assert isinstance(caught.value, InvalidSubscriptionError)  # the name callers caught before
+
+
+def test_simulate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`assignors simulate` prints the timeline (or JSON); a bad scenario is one line and exit status 2."""
+    assert main(["simulate", "--scenario", str(EXAMPLE)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("t=0s  rebalance: a joins\n  round 1: generation 1, leader a, assignor range, EAGER\n")
+    assert main(["simulate", "--scenario", str(EXAMPLE), "--json"]) == 0
+    entries = json.loads(capsys.readouterr().out)
+    assert entries[-1]["rounds"][-1]["members"]["d"]["added"] == ["orders-5"]
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"topics": {"t": 1}, "events": [{"at": 0, "leave": "a"}]}', encoding="utf-8")
+    assert main(["simulate", "--scenario", str(bad)]) == 2
+    assert capsys.readouterr().err == "assignors simulate: error: member 'a' is not in the group (at t=0s)\n"
+
+
+@given(event_sequences())
+def test_group_invariants_on_random_event_sequences(scenario: Scenario) -> None:
+    """No partition owned twice, all owned once settled, no cooperative give-back, generations +1 per round."""
+    timeline = scenario.run()
+    assert simulation_problems(timeline) == []
+    assert timeline_json(timeline) == timeline_json(scenario.run())  # same input, same timeline
+
+
+@given(event_sequences(configs=[(CS,)], mixed=False))
+def test_cooperative_group_settles_in_two_rounds(scenario: Scenario) -> None:
+    """A cooperative-sticky group needs at most two rounds per rebalance (no racks change here)."""
+    for rebalance in scenario.run().rebalances:
+        assert len(rebalance.rounds) <= 3, rebalance.cause
+
+
+def test_simulate_runs_consumer_protocol_scenarios_on_the_consumer_group_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`assignors simulate` runs the upgrade example: three cooperative-sticky members bounced to the consumer protocol.
+
+    The text is the heartbeat-level timeline that tests/consumer_group/test_consumer_group_simulator.py pins line
+    by line.
+    """
+    from assignors.consumer_group import ConsumerGroupSimulator
+
+    upgrade = EXAMPLE.with_name("upgrade-to-consumer-protocol.json")
+    scenario = parse_scenario(json.loads(upgrade.read_text(encoding="utf-8")))
+    direct = ConsumerGroupSimulator.from_scenario(scenario).run(scenario.events)
+    assert main(["simulate", "--scenario", str(upgrade)]) == 0
+    text = capsys.readouterr().out
+    assert text == direct.render() + "\n"
+    assert "t=65 converted to a consumer group at epoch 6" in text
+    assert main(["simulate", "--scenario", str(upgrade), "--json"]) == 0
+    steps = json.loads(capsys.readouterr().out)
+    assert steps == direct.to_json()
+    assert [s["protocol"] for s in (steps[0], steps[-1])] == ["classic", "consumer"]
+
+
+def test_group_simulator_hands_a_consumer_protocol_group_to_the_kip848_model() -> None:
+    """GroupSimulator takes consumer-protocol members: the earlier classic events are replayed on the KIP-848 model."""
+    from assignors.consumer_group import ConsumerGroupSimulator
+
+    events: list[Event] = [
+        Join(0, "a", ("t",), (CS,)),
+        Join(1, "b", ("t",), (CS,)),
+        Restart(20, "a", 5, assignors=("consumer",)),
+        Join(40, "c", ("t",), ("uniform",), instance_id="c-1"),
+    ]
+    sim = GroupSimulator({"t": 4}, session_timeout_s=10)
+    first = sim.apply(events[0])
+    classic_only = sim.consumer_group
+    assert first is not None
+    assert classic_only is None
+    sim.apply(events[1])
+    assert sim.apply(events[2]) is None  # from here the consumer-protocol model runs the group
+    model = sim.consumer_group
+    assert model is not None
+    timeline = sim.timeline
+    assert sim.apply(events[3]) is None
+    sim.advance(80)
+    direct = ConsumerGroupSimulator({"t": 4}, session_timeout_s=10)
+    direct.run(events, until=80)
+    assert model.timeline.render() == direct.timeline.render()
+    assert sim.timeline is timeline  # the same object, now mirroring the model's steps as notes
+    notes = [e.text for e in timeline.entries if isinstance(e, Note)]
+    assert len(notes) == len(timeline.entries) == len(direct.timeline.instants)
+    assert notes[0] == "a: classic generation 1 (a joined) +t[0-3]"
+    assert "converted to a consumer group at epoch 4" in notes
+    assert sim.owned() == {h: tuple(sorted(p)) for h, p in direct.owned().items()}
+    assert sorted(len(p) for p in sim.owned().values()) == [1, 1, 2]
+    assert sim.members() == ["a", "b", "c"]
+    assert model.stable()
+    with pytest.raises(InvalidSubscriptionError, match="member='x' is not running"):
+        sim.apply(Leave(81, "x"))
+
+
+def test_scenario_run_takes_consumer_protocol_scenarios() -> None:
+    upgrade = EXAMPLE.with_name("upgrade-to-consumer-protocol.json")
+    scenario = parse_scenario(json.loads(upgrade.read_text(encoding="utf-8")))
+    lines = scenario.run().render().splitlines()
+    assert lines[0] == "t=0s  a: classic generation 1 (a joined) +orders[0-5]"
+    assert lines[-1] == "t=245s  d: heartbeat: epoch 12 STABLE +orders[5]"
+
+
+@given(event_sequences(configs=[(CS,), ("uniform",), ("consumer",)], session_timeout_s=45.0))
+def test_group_simulator_equals_the_kip848_model_on_random_scenarios(scenario: Scenario) -> None:
+    """With any consumer-protocol member, GroupSimulator's timeline is the KIP-848 model's, whose invariants hold."""
+    from assignors.consumer_group import ConsumerGroupSimulator
+    from assignors.testing import consumer_group_problems
+
+    sim = GroupSimulator(scenario.partitions, session_timeout_s=scenario.session_timeout_s)
+    timeline = sim.run(scenario.events)
+    model = sim.consumer_group
+    if model is None:
+        assert not any(
+            isinstance(e, Join | Restart) and e.assignors is not None and e.assignors[0] != CS for e in scenario.events
+        )
+        return
+    direct = ConsumerGroupSimulator.from_scenario(scenario)
+    direct.run(scenario.events)
+    assert model.timeline.to_json() == direct.timeline.to_json()
+    assert len(timeline.entries) == len(direct.timeline.instants)
+    assert consumer_group_problems(model.timeline) == []
+    assert model.timeline.instants[-1].stable
+    assert model.stable()
