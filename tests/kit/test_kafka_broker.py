@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assignors.testing import DEFAULT_KAFKA_VERSION, KafkaBroker, KafkaBrokerError, kafka_classpath
-from kafka_jvm import classpath, pinned_version
+from helpers.kafka_jvm import classpath, pinned_version
 
 
 def test_the_default_version_is_the_one_the_pom_pins() -> None:
