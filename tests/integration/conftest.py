@@ -53,7 +53,7 @@ def create_topic(bootstrap: str, name: str, partitions: int) -> None:
     deadline = time.monotonic() + TOPIC_TIMEOUT_S
     while time.monotonic() < deadline:
         found = admin.list_topics(name, timeout=10).topics.get(name)
-        if found is not None and found.error is None and len(found.partitions) == partitions:
+        if found is not None and found.error is None and len(found.partitions) == partitions:  # noqa: SIM102
             if all(p.leader >= 0 for p in found.partitions.values()):
                 return
         time.sleep(0.2)

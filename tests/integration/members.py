@@ -122,8 +122,15 @@ class _KafkaPythonListener(ConsumerRebalanceListener):  # type: ignore[misc] # k
 class KafkaPythonMember(Member):
     """A kafka-python 3.x consumer whose only strategy is our ``strategy`` through ``for_kafka_python``."""
 
-    def __init__(  # noqa: PLR0913
-        self, name: str, bootstrap: str, topic: str, group: str, log: GroupLog, strategy: str, led: list[Led] | None = None
+    def __init__(
+        self,
+        name: str,
+        bootstrap: str,
+        topic: str,
+        group: str,
+        log: GroupLog,
+        strategy: str,
+        led: list[Led] | None = None,
     ) -> None:
         super().__init__(name)
         self.consumer = KafkaConsumer(
@@ -202,9 +209,7 @@ class _AiokafkaListener(AioListener):  # type: ignore[misc] # aiokafka is untype
 class AiokafkaMember(Member):
     """An aiokafka consumer (EAGER) with our ``strategy`` through ``for_aiokafka``, on its own event loop."""
 
-    def __init__(  # noqa: PLR0913
-        self, name: str, bootstrap: str, topic: str, group: str, log: GroupLog, strategy: str
-    ) -> None:
+    def __init__(self, name: str, bootstrap: str, topic: str, group: str, log: GroupLog, strategy: str) -> None:
         super().__init__(name)
         self.bootstrap, self.topic, self.group, self.log, self.strategy = bootstrap, topic, group, log, strategy
         self.thread.start()

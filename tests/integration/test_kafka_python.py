@@ -6,8 +6,8 @@ from functools import partial
 
 import pytest
 
-from integration.group_log import GroupLog, settled
 from assignors.testing import KafkaBroker
+from integration.group_log import GroupLog, settled
 from integration.members import PARTITIONS, KafkaPythonMember, Led, churn
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]  # real rebalances: `make integration` runs several at once
