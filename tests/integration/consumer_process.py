@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import signal
 import sys
 import threading
@@ -167,6 +168,10 @@ def run_aiokafka(options: dict[str, str], stop: threading.Event) -> None:  # noq
 
 def main(argv: list[str]) -> None:
     options = dict(arg.split("=", 1) for arg in argv)
+    # The clients' own story (joins, elections, errors) on stderr, which the log interleaves with the JSON lines.
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    for name in ("kafka.coordinator", "aiokafka.consumer.group_coordinator"):
+        logging.getLogger(name).setLevel(logging.INFO)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     run = {"kafka-python": run_kafka_python, "aiokafka": run_aiokafka}[options["client"]]
