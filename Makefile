@@ -64,7 +64,7 @@ cluster: $(VENV)/.installed-test
 
 # Part of test: everything that runs against a real Apache Kafka broker (assignors.testing.KafkaBroker).
 kafka-test: $(VENV)/.installed-test jvm
-	$(BIN)/pytest -m kafka $(PYTEST_ARGS)
+	$(BIN)/pytest -n 3 --dist load --maxschedchunk 1 -m kafka $(PYTEST_ARGS)
 
 # Real consumer groups on a real Kafka broker (one per worker, assignors.testing.KafkaBroker, ~0.4 GB each), and
 # collect on librdkafka's mock cluster. They mostly wait for rebalances, so 3 run at once, each handed out as a

@@ -41,11 +41,12 @@ from integration.processes import ProcessMember, java_command, python_command
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]
 
 PARTITIONS = 6
-SESSION_MS = "6000"  # a SIGKILLed dynamic member is noticed within 6 s
+SESSION_MS = "10000"  # a SIGKILLed dynamic member is noticed within 10 s; a broker restart fits inside it
 STATIC_SESSION_MS = "20000"  # the static member's restart (a new process) fits well inside it
 
 # Which client runs each member: ("kafka-python" | "aiokafka", our strategy) or "java" (Kafka's own assignor).
-PAIRS = {
+Client = tuple[str, str] | str
+PAIRS: dict[str, dict[str, Client]] = {
     "kafka-python+cooperative-sticky": dict.fromkeys(
         ["c1", "s1", "c2", "c3", "c4"], ("kafka-python", "cooperative-sticky")
     ),
