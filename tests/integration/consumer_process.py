@@ -36,20 +36,18 @@ def _partitions(tps: Any) -> list[int]:
 
 
 def run_kafka_python(options: dict[str, str], stop: threading.Event) -> None:  # noqa: C901 - one consumer's life
-    from kafka import ConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata
+    from kafka import AsyncConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata
     from kafka.errors import KafkaError
 
     from assignors.kafka_python import for_kafka_python
 
     pending: dict[Any, int] = {}
 
-    def commit(consumer: KafkaConsumer, only: Any = None) -> None:
-        offsets = {tp: o for tp, o in pending.items() if only is None or tp in only}
-        if not offsets:
-            return
-        try:
-            consumer.commit({tp: OffsetAndMetadata(o, "", -1) for tp, o in offsets.items()})
-        except KafkaError as error:
+    def take(only: Any = None) -> dict[Any, int]:
+        return {tp: o for tp, o in pending.items() if only is None or tp in only}
+
+    def done(offsets: dict[Any, int], error: Exception | None) -> None:
+        if error is not None:
             emit("commit-failed", error=type(error).__name__)
             return
         for tp, o in offsets.items():
@@ -57,15 +55,35 @@ def run_kafka_python(options: dict[str, str], stop: threading.Event) -> None:  #
                 del pending[tp]
         emit("committed", offsets={str(tp.partition): o for tp, o in offsets.items()})
 
-    class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
-        def on_partitions_revoked(self, revoked: Any) -> None:
-            commit(consumer, set(revoked))
+    def commit(consumer: KafkaConsumer) -> None:
+        offsets = take()
+        if offsets:
+            try:
+                consumer.commit({tp: OffsetAndMetadata(o, "", -1) for tp, o in offsets.items()})
+            except KafkaError as error:
+                done(offsets, error)
+            else:
+                done(offsets, None)
+
+    # kafka-python 3 runs listeners on its IO loop, where a blocking commit() is refused: commit what was
+    # consumed of the revoked partitions with the coordinator's awaitable commit instead.
+    class Listener(AsyncConsumerRebalanceListener):  # type: ignore[misc]
+        async def on_partitions_revoked(self, revoked: Any) -> None:
+            offsets = take(set(revoked))
+            if offsets:
+                commits = {tp: OffsetAndMetadata(o, "", -1) for tp, o in offsets.items()}
+                try:
+                    await consumer._coordinator._commit_offsets_sync_async(commits, timeout_ms=10_000)
+                except KafkaError as error:
+                    done(offsets, error)
+                else:
+                    done(offsets, None)
             emit("revoked", partitions=_partitions(revoked))
 
-        def on_partitions_assigned(self, assigned: Any) -> None:
+        async def on_partitions_assigned(self, assigned: Any) -> None:
             emit("assigned", partitions=_partitions(assigned))
 
-        def on_partitions_lost(self, lost: Any) -> None:
+        async def on_partitions_lost(self, lost: Any) -> None:
             for tp in lost:
                 pending.pop(tp, None)
             emit("lost", partitions=_partitions(lost))

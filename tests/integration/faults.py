@@ -176,3 +176,41 @@ def survivors_giving_up_everything(log: GroupLog, until: dict[str, float]) -> li
             found.append(event)
         mine.difference_update(event.partitions)
     return found
+
+
+def held_twice(log: GroupLog) -> tuple[list[str], int]:
+    """Every moment a member was given a partition another live member held; and how many zombie overlaps were
+    forgiven.
+
+    A member the coordinator expelled (its session expired while it was alive) keeps "holding" its partitions in
+    its own log until it learns so and reports them ``lost``: a zombie, which the group no longer counts as a
+    member and whose commits the coordinator fences by generation. An overlap with a holding that ended in
+    ``lost`` is counted, not failed; a SIGKILLed member's holdings end at its kill.
+    """
+    events = log.snapshot()
+    ends: dict[tuple[str, int], list[tuple[float, str]]] = {}
+    for event in events:
+        if event.kind != "assigned":
+            for partition in event.partitions:
+                ends.setdefault((event.consumer, partition), []).append((event.at, event.kind))
+
+    def ended_lost(member: str, partition: int, after: float) -> bool:
+        later = [kind for at, kind in ends.get((member, partition), []) if at >= after]
+        return bool(later) and later[0] == "lost"
+
+    held: dict[str, set[int]] = {}
+    problems: list[str] = []
+    zombies = 0
+    for event in events:
+        mine = held.setdefault(event.consumer, set())
+        if event.kind != "assigned":
+            mine.difference_update(event.partitions)
+            continue
+        for other, theirs in held.items():
+            both = sorted(theirs & set(event.partitions)) if other != event.consumer else []
+            real = [p for p in both if not ended_lost(other, p, event.at)]
+            zombies += len(both) - len(real)
+            if real:
+                problems.append(f"{event.consumer} got {real} while {other} held them")
+        mine.update(event.partitions)
+    return problems, zombies

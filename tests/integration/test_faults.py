@@ -29,6 +29,7 @@ from integration.faults import (
     KeyedProducer,
     commits_going_back,
     committed_and_end,
+    held_twice,
     kill,
     missing,
     settled_balanced,
@@ -119,7 +120,7 @@ def test_faults_lose_nothing(broker: KafkaBroker, group: str, tmp_path: Path, pa
                 break
             time.sleep(0.5)
         going_back = commits_going_back(everyone)
-        double = log.double_ownership()
+        double, zombies = held_twice(log)
         until = {m.label: m.stopped_at or m.killed_at or float("inf") for m in everyone}
         gave_up_all = survivors_giving_up_everything(log, until)
     finally:
@@ -132,7 +133,8 @@ def test_faults_lose_nothing(broker: KafkaBroker, group: str, tmp_path: Path, pa
     duplicates = sum(n - 1 for n in counts.values())
     print(  # noqa: T201 - the scenario's figures, for the record
         f"\n[faults {pair}] produced {len(producer.delivered)} (written {producer.written}), consumed "
-        f"{sum(counts.values())} ({len(counts)} distinct, {duplicates} duplicates), {seconds:.1f} s"
+        f"{sum(counts.values())} ({len(counts)} distinct, {duplicates} duplicates), {zombies} zombie overlaps, "
+        f"{seconds:.1f} s"
     )
     assert producer.failures == []
     assert producer.unflushed == 0
