@@ -6,7 +6,8 @@ the group's members, each in its own process: join one by one (c1, s1, c2, then 
 coordinator notices at session expiry); the broker restarts; c4 joins. Then, from every member's listener log,
 records and commits, and from the broker:
 
-- no partition was ever held by two live members at once (a SIGKILLed member holds nothing from its kill on);
+- no partition was ever held by two live members at once (a SIGKILLed member holds nothing from its kill on; an
+  expelled member that later reports its partitions lost was a fenced zombie: counted, see ``held_twice``);
 - every acknowledged record was consumed at least once (same key at the same offset);
 - committed offsets never went backwards, and at the end the group's committed offsets are the log-end offsets;
 - under COOPERATIVE, no survivor of a rebalance ever gave up everything it held;
