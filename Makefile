@@ -64,15 +64,18 @@ cluster: $(VENV)/.installed-test
 
 # Part of test: everything that runs against a real Apache Kafka broker (assignors.testing.KafkaBroker).
 kafka-test: $(VENV)/.installed-test jvm
-	$(BIN)/pytest -m kafka $(PYTEST_ARGS)
+	$(BIN)/pytest -n 3 --dist load --maxschedchunk 1 -m kafka $(PYTEST_ARGS)
 
-# Real consumer groups on librdkafka's mock cluster: they mostly wait for rebalances, so 4 run at once, each
-# handed out as a worker frees up (a long scenario never queues behind another).
+# Real consumer groups on a real Kafka broker (one per worker, assignors.testing.KafkaBroker, ~0.4 GB each), and
+# collect on librdkafka's mock cluster. They mostly wait for rebalances, so 3 run at once, each handed out as a
+# worker frees up (a long scenario never queues behind another); 3 brokers and the faults scenarios' member
+# processes fit 2 cores beside the unit suite.
 integration: $(VENV)/.installed-test jvm
-	$(BIN)/pytest -n 4 --dist load --maxschedchunk 1 -m integration $(PYTEST_ARGS)
+	$(BIN)/pytest -n 3 --dist load --maxschedchunk 1 -m integration $(PYTEST_ARGS)
 
-# unit and integration at the same time: the real groups use about 17 s of CPU in their 140 s of waiting, so
-# beside the unit suite they cost it little. Each prints its output when it ends (--output-sync).
+# unit and integration at the same time: the real groups spend most of their time waiting for rebalances and
+# session timeouts, so beside the unit suite they cost it little. Each prints its output when it ends
+# (--output-sync).
 test: lint typecheck
 	@$(MAKE) --no-print-directory -j2 --output-sync=target unit integration
 

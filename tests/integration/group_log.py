@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import pytest
@@ -20,19 +20,30 @@ class Event:
 
 @dataclass
 class GroupLog:
-    """Every listener call of every consumer, in the order they happened."""
+    """Every listener call of every consumer, in the order they happened.
+
+    Consumers in this process ``record`` theirs; each of ``sources`` returns the new events of a consumer in
+    another process, stamped by its own CLOCK_MONOTONIC reading (the clock of ``time.monotonic()``).
+    """
 
     events: list[Event] = field(default_factory=list)
+    sources: list[Callable[[], list[Event]]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def record(self, consumer: str, kind: str, partitions: Iterable[int]) -> None:
         with self._lock:
             self.events.append(Event(time.monotonic(), consumer, kind, tuple(sorted(partitions))))
 
-    def snapshot(self) -> list[Event]:
-        """The events so far (a copy: consumers keep appending from their threads)."""
+    def add(self, event: Event) -> None:
         with self._lock:
-            return list(self.events)
+            self.events.append(event)
+
+    def snapshot(self) -> list[Event]:
+        """The events so far in time order (a copy: consumers keep appending from their threads)."""
+        with self._lock:
+            for source in self.sources:
+                self.events.extend(source())
+            return sorted(self.events, key=lambda event: event.at)
 
     def holdings(self) -> dict[str, set[int]]:
         """What each consumer holds after the last event."""

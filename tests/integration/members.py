@@ -1,61 +1,60 @@
-"""Group members of the three clients, each consuming in its own thread (and event loop) until told to leave.
+"""Group members of the three Python clients, each consuming in its own thread (and event loop) until told to
+leave, against a real broker (``assignors.testing.KafkaBroker``).
 
 Every member records each rebalance-listener call in a shared :class:`GroupLog` and keeps the first error that
-stopped it in ``error``; ``leave()`` stops it and closes the consumer, which sends LeaveGroup.
-
-librdkafka's mock completes a SyncGroup as soon as the leader's request arrives with every member's assignment,
-and answers a follower's SyncGroup that comes later with INVALID_REQUEST (a real broker waits for everyone).
-Two measures keep the scenarios honest despite this:
-
-- :func:`patient` makes a Python leader with followers wait :data:`LEADER_DELAY_S` before its SyncGroup, so the
-  followers' SyncGroups are already parked at the coordinator (Python members lead only through our adapters);
-- a librdkafka leader cannot be slowed down from Python, so a kafka-python follower that loses that race gets
-  ``InvalidRequestError`` from ``poll``; kafka-python has already asked to rejoin, so the member counts it in
-  ``sync_races`` and polls on. Any other error stops the member and fails the test.
+stopped it in ``error``; ``leave()`` stops it and closes the consumer, which sends LeaveGroup. A member running
+our assignor can note each time it led (:func:`recording`): who, what our assignor decoded from every member's
+JoinGroup metadata, and what it assigned.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaConsumer
 from aiokafka.abc import ConsumerRebalanceListener as AioListener
 from confluent_kafka import Consumer, TopicPartition
 from kafka import ConsumerRebalanceListener, KafkaConsumer
-from kafka.errors import InvalidRequestError
 
+from assignors import Subscription
 from assignors.aiokafka import for_aiokafka
 from assignors.kafka_python import for_kafka_python
 from integration.group_log import GroupLog
 
-TOPIC = "orders"
-PARTITIONS = 12  # of TOPIC, in every scenario
-LEADER_DELAY_S = 1.0
-# About session timeout minus one second per rebalance on the mock; heartbeats well inside it.
-SESSION_TIMEOUT_MS = 4000
+PARTITIONS = 12  # of the topic, in every scenario
+SESSION_TIMEOUT_MS = 4000  # a crashed member is noticed within 4 s; heartbeats well inside it
 HEARTBEAT_INTERVAL_MS = 500
 POLL_TIMEOUT_S = 1.0
 JOIN_TIMEOUT_S = 30.0
 
 
-def patient(adapter: Any, led: list[str] | None = None, name: str = "") -> Any:
-    """Delay the adapter's ``assign`` (the leader's work before its SyncGroup) when there are followers to wait
-    for; note ``name`` in ``led``. The delay blocks the client's network loop, so it is kept short: followers send
-    their SyncGroup within milliseconds of the JoinGroup response."""
-    assign = adapter.assign
+@dataclass(frozen=True)
+class Led:
+    """One assignment our assignor made as the group's leader."""
 
-    def delayed(cluster: Any, members: Any) -> Any:  # a list (kafka-python) or a dict (aiokafka)
-        if led is not None:
-            led.append(name)
-        if len(members) > 1:
-            time.sleep(LEADER_DELAY_S)
-        return assign(cluster, members)
+    leader: str
+    subscriptions: dict[str, Subscription]  # member id -> what our adapter decoded from its JoinGroup metadata
+    assignment: dict[str, tuple[int, ...]]  # member id -> the partitions it was given
 
-    adapter.assign = delayed
+
+def recording(adapter: Any, led: list[Led] | None, name: str) -> Any:
+    """Note in ``led`` each assignment the adapter's assignor makes (when ``name`` leads); return the adapter."""
+    if led is None:
+        return adapter
+    inner = adapter.inner
+    assign = inner.assign
+
+    def noted(cluster: Any, subscriptions: Mapping[str, Subscription]) -> Any:
+        result = assign(cluster, subscriptions)
+        given = {member: tuple(sorted(tp.partition for tp in a.partitions)) for member, a in result.items()}
+        led.append(Led(name, dict(subscriptions), given))
+        return result
+
+    inner.assign = noted
     return adapter
 
 
@@ -124,31 +123,33 @@ class KafkaPythonMember(Member):
     """A kafka-python 3.x consumer whose only strategy is our ``strategy`` through ``for_kafka_python``."""
 
     def __init__(
-        self, name: str, bootstrap: str, group: str, log: GroupLog, strategy: str, led: list[str] | None = None
+        self,
+        name: str,
+        bootstrap: str,
+        topic: str,
+        group: str,
+        log: GroupLog,
+        strategy: str,
+        led: list[Led] | None = None,
     ) -> None:
         super().__init__(name)
-        self.sync_races = 0
         self.consumer = KafkaConsumer(
             bootstrap_servers=bootstrap,
-            api_version=(2, 3),  # the mock's API versions confuse kafka-python's probing
             group_id=group,
             client_id=name,
             enable_auto_commit=False,
             session_timeout_ms=SESSION_TIMEOUT_MS,
             heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS,
             max_poll_interval_ms=10_000,
-            partition_assignment_strategy=[patient(for_kafka_python(strategy), led, name)],
+            partition_assignment_strategy=[recording(for_kafka_python(strategy), led, name)],
         )
-        self.consumer.subscribe([TOPIC], listener=_KafkaPythonListener(name, log))
+        self.consumer.subscribe([topic], listener=_KafkaPythonListener(name, log))
         self.thread.start()
 
     def _consume(self) -> None:
         try:
             while not self.stop.is_set():
-                try:
-                    self.consumer.poll(timeout_ms=int(POLL_TIMEOUT_S * 1000))
-                except InvalidRequestError:  # the mock's SyncGroup race (module docstring)
-                    self.sync_races += 1
+                self.consumer.poll(timeout_ms=int(POLL_TIMEOUT_S * 1000))
         finally:
             close_kafka_python(self.consumer)
 
@@ -156,7 +157,7 @@ class KafkaPythonMember(Member):
 class ConfluentMember(Member):
     """A confluent-kafka consumer running librdkafka's own cooperative-sticky assignor."""
 
-    def __init__(self, name: str, bootstrap: str, group: str, log: GroupLog) -> None:
+    def __init__(self, name: str, bootstrap: str, topic: str, group: str, log: GroupLog) -> None:
         super().__init__(name)
         self.log = log
         self.consumer = Consumer(
@@ -171,7 +172,7 @@ class ConfluentMember(Member):
                 "log_level": 3,
             }
         )
-        self.consumer.subscribe([TOPIC], on_assign=self._assigned, on_revoke=self._revoked, on_lost=self._lost)
+        self.consumer.subscribe([topic], on_assign=self._assigned, on_revoke=self._revoked, on_lost=self._lost)
         self.thread.start()
 
     # Under COOPERATIVE, librdkafka passes the increments, and assigns or unassigns them after the callback.
@@ -208,16 +209,16 @@ class _AiokafkaListener(AioListener):  # type: ignore[misc] # aiokafka is untype
 class AiokafkaMember(Member):
     """An aiokafka consumer (EAGER) with our ``strategy`` through ``for_aiokafka``, on its own event loop."""
 
-    def __init__(self, name: str, bootstrap: str, group: str, log: GroupLog, strategy: str) -> None:
+    def __init__(self, name: str, bootstrap: str, topic: str, group: str, log: GroupLog, strategy: str) -> None:
         super().__init__(name)
-        self.bootstrap, self.group, self.log, self.strategy = bootstrap, group, log, strategy
+        self.bootstrap, self.topic, self.group, self.log, self.strategy = bootstrap, topic, group, log, strategy
         self.thread.start()
 
     def _consume(self) -> None:
         asyncio.run(self._run())
 
     async def _run(self) -> None:
-        adapter = patient(for_aiokafka(self.strategy))
+        adapter = for_aiokafka(self.strategy)
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap,
             group_id=self.group,
@@ -229,7 +230,7 @@ class AiokafkaMember(Member):
             partition_assignment_strategy=[adapter],
         )
         adapter.bind(consumer)
-        consumer.subscribe([TOPIC], listener=_AiokafkaListener(self.name, self.log))
+        consumer.subscribe([self.topic], listener=_AiokafkaListener(self.name, self.log))
         try:
             await consumer.start()
             while not self.stop.is_set():

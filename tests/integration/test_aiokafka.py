@@ -1,4 +1,4 @@
-"""Our sticky and range inside aiokafka consumers (EAGER), against librdkafka's mock cluster."""
+"""Our sticky and range inside aiokafka consumers (EAGER), in a group on a real broker."""
 
 from __future__ import annotations
 
@@ -6,18 +6,20 @@ from functools import partial
 
 import pytest
 
+from assignors.testing import KafkaBroker
 from integration.group_log import GroupLog, settled
 from integration.members import PARTITIONS, AiokafkaMember, churn
-from integration.mock_cluster import MockCluster
 
-pytestmark = pytest.mark.integration  # minutes of real rebalances: `make integration` runs them 4 at a time
+pytestmark = [pytest.mark.integration, pytest.mark.kafka]  # real rebalances: `make integration` runs several at once
 
 
 @pytest.mark.parametrize("strategy", ["sticky", "range"])
-def test_group_with_aiokafka(cluster: MockCluster, strategy: str) -> None:
+def test_group_with_aiokafka(broker: KafkaBroker, topic: str, group: str, strategy: str) -> None:
     """Three consumers; one leaves, one joins: never held twice, balanced; sticky survivors keep theirs."""
     log = GroupLog()
-    member = partial(AiokafkaMember, bootstrap=cluster.bootstrap_servers, group="aio", log=log, strategy=strategy)
+    member = partial(
+        AiokafkaMember, bootstrap=broker.bootstrap_servers, topic=topic, group=group, log=log, strategy=strategy
+    )
     wait = partial(settled, log, partitions=PARTITIONS)
     members: dict[str, AiokafkaMember] = {}
     try:

@@ -1,0 +1,216 @@
+"""The faults scenario: a producer writes keyed records while members (each in its own process) join, leave, are
+SIGKILLed, a static member restarts within its session timeout and the broker restarts; then the checks that
+nothing was lost or held twice. One function per check, each returning what it found wrong (empty: all good)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer, Producer, TopicPartition
+
+from integration.group_log import Event, GroupLog
+from integration.processes import ProcessMember
+
+RATE_PER_S = 50  # records the producer writes per second while the scenario runs
+DRAIN_TIMEOUT_S = 120.0
+
+
+@dataclass
+class KeyedProducer:
+    """A background producer of records ``k0, k1, ...`` (key and value) at :data:`RATE_PER_S`, idempotent, acks=all,
+    retrying through a broker restart; keeps every acknowledged record's partition and offset."""
+
+    bootstrap: str
+    topic: str
+    delivered: dict[tuple[int, int], str] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+    written: int = 0
+    unflushed: int = 0
+
+    def __post_init__(self) -> None:
+        self.thread = threading.Thread(target=self._run, name="producer", daemon=True)
+        self.thread.start()
+
+    def _delivered(self, error: Any, message: Any) -> None:
+        if error is not None:
+            self.failures.append(str(error))
+        else:
+            self.delivered[(message.partition(), message.offset())] = message.key().decode()
+
+    def _run(self) -> None:
+        producer = Producer(
+            {
+                "bootstrap.servers": self.bootstrap,
+                "acks": "all",
+                "enable.idempotence": True,
+                "message.timeout.ms": 120_000,
+                "linger.ms": 5,
+                "log_level": 2,  # not the refused connections while the broker restarts
+            }
+        )
+        while not self.stop.is_set():
+            key = f"k{self.written}"
+            producer.produce(self.topic, key=key, value=key, on_delivery=self._delivered)
+            self.written += 1
+            producer.poll(0)
+            time.sleep(1 / RATE_PER_S)
+        self.unflushed = producer.flush(DRAIN_TIMEOUT_S)
+
+    def finish(self) -> None:
+        self.stop.set()
+        self.thread.join(DRAIN_TIMEOUT_S + 10)
+        assert not self.thread.is_alive(), "the producer did not flush in time"
+
+
+def settled_balanced(
+    log: GroupLog, members: dict[str, ProcessMember], *, partitions: int, deadline_s: float = 90.0, quiet_s: float = 2.0
+) -> dict[str, set[int]]:
+    """Until the members ``names`` (labels) hold every partition, each its fair share (floor or ceiling), nobody
+    else holds any, and no listener has fired for ``quiet_s``; the holdings. Fails the test after ``deadline_s``."""
+    low, high = partitions // len(members), -(-partitions // len(members))
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        events = log.snapshot()
+        held = {member: partitions_ for member, partitions_ in log.holdings().items() if partitions_}
+        mine = {member: held.get(member, set()) for member in members}
+        if (
+            set(held) <= set(members)
+            and sorted(p for owned in mine.values() for p in owned) == list(range(partitions))
+            and all(low <= len(owned) <= high for owned in mine.values())
+            and time.monotonic() - (events[-1].at if events else 0.0) >= quiet_s
+        ):
+            return mine
+        time.sleep(0.2)
+    tails = "\n".join(f"--- {label}:\n{member.tail(15)}" for label, member in members.items())
+    pytest.fail(f"the group did not settle on {list(members)} in {deadline_s} s; holdings {log.holdings()}\n{tails}")
+
+
+def kill(member: ProcessMember, log: GroupLog) -> set[int]:
+    """SIGKILL ``member``; from then on it holds nothing (noted in ``log`` as lost at that instant)."""
+    held = log.holdings().get(member.label, set())
+    member.kill()
+    assert member.killed_at is not None
+    log.add(Event(member.killed_at, member.label, "lost", tuple(sorted(held))))
+    return held
+
+
+def consumed(members: Iterable[ProcessMember]) -> Counter[tuple[int, int, str]]:
+    """How many times each record (partition, offset, key) was consumed, over every member and incarnation."""
+    counts: Counter[tuple[int, int, str]] = Counter()
+    for member in members:
+        for line in member.poll():
+            if line["e"] == "record":
+                counts[(line["p"], line["o"], line["k"])] += 1
+    return counts
+
+
+def missing(delivered: dict[tuple[int, int], str], counts: Counter[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    """The acknowledged records nobody consumed (with that key at that offset)."""
+    return sorted(at for at, key in delivered.items() if counts[(*at, key)] == 0)
+
+
+def wait_until_consumed(
+    delivered: dict[tuple[int, int], str], members: Callable[[], list[ProcessMember]], timeout: float
+) -> Counter[tuple[int, int, str]]:
+    deadline = time.monotonic() + timeout
+    while True:
+        counts = consumed(members())
+        lacking = missing(delivered, counts)
+        if not lacking:
+            return counts
+        if time.monotonic() > deadline:
+            pytest.fail(f"{len(lacking)} of {len(delivered)} records never consumed, e.g. {lacking[:10]}")
+        time.sleep(0.5)
+
+
+def committed_and_end(bootstrap: str, group: str, topic: str, partitions: int) -> tuple[list[int], list[int]]:
+    """The group's committed offset and the log-end offset of each partition, from the broker."""
+    reader = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False})
+    try:
+        tps = [TopicPartition(topic, p) for p in range(partitions)]
+        committed = [tp.offset for tp in reader.committed(tps, timeout=10)]
+        ends = [reader.get_watermark_offsets(tp, timeout=10)[1] for tp in tps]
+    finally:
+        reader.close()
+    return committed, ends
+
+
+def commits_going_back(members: Iterable[ProcessMember]) -> list[str]:
+    """Every commit of a partition to an offset lower than an earlier commit of it (by anyone)."""
+    commits = sorted(
+        (line["t"], member.label, int(partition), offset)
+        for member in members
+        for line in member.poll()
+        if line["e"] == "committed"
+        for partition, offset in line["offsets"].items()
+    )
+    highest: dict[int, tuple[int, str]] = {}
+    problems = []
+    for _at, label, partition, offset in commits:
+        before = highest.get(partition)
+        if before is not None and offset < before[0]:
+            problems.append(f"{label} committed {partition}@{offset} after {before[1]} committed {before[0]}")
+        if before is None or offset >= before[0]:
+            highest[partition] = (offset, label)
+    return problems
+
+
+def survivors_giving_up_everything(log: GroupLog, until: dict[str, float]) -> list[Event]:
+    """Revocations of everything a member held, before it was asked to stop (``until``; a leaving member gives up
+    all it has): under COOPERATIVE a survivor of a rebalance keeps at least part of what it had."""
+    held: dict[str, set[int]] = {}
+    found = []
+    for event in log.snapshot():
+        mine = held.setdefault(event.consumer, set())
+        if event.kind == "assigned":
+            mine.update(event.partitions)
+            continue
+        if event.kind == "revoked" and mine and set(event.partitions) >= mine and event.at < until[event.consumer]:
+            found.append(event)
+        mine.difference_update(event.partitions)
+    return found
+
+
+def held_twice(log: GroupLog) -> tuple[list[str], int]:
+    """Every moment a member was given a partition another live member held; and how many zombie overlaps were
+    forgiven.
+
+    A member the coordinator expelled (its session expired while it was alive) keeps "holding" its partitions in
+    its own log until it learns so and reports them ``lost``: a zombie, which the group no longer counts as a
+    member and whose commits the coordinator fences by generation. An overlap with a holding that ended in
+    ``lost`` is counted, not failed; a SIGKILLed member's holdings end at its kill.
+    """
+    events = log.snapshot()
+    ends: dict[tuple[str, int], list[tuple[float, str]]] = {}
+    for event in events:
+        if event.kind != "assigned":
+            for partition in event.partitions:
+                ends.setdefault((event.consumer, partition), []).append((event.at, event.kind))
+
+    def ended_lost(member: str, partition: int, after: float) -> bool:
+        later = [kind for at, kind in ends.get((member, partition), []) if at >= after]
+        return bool(later) and later[0] == "lost"
+
+    held: dict[str, set[int]] = {}
+    problems: list[str] = []
+    zombies = 0
+    for event in events:
+        mine = held.setdefault(event.consumer, set())
+        if event.kind != "assigned":
+            mine.difference_update(event.partitions)
+            continue
+        for other, theirs in held.items():
+            both = sorted(theirs & set(event.partitions)) if other != event.consumer else []
+            real = [p for p in both if not ended_lost(other, p, event.at)]
+            zombies += len(both) - len(real)
+            if real:
+                problems.append(f"{event.consumer} got {real} while {other} held them")
+        mine.update(event.partitions)
+    return problems, zombies
