@@ -18,8 +18,8 @@ for _client in ("confluent_kafka", "kafka", "aiokafka"):
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined] # noqa: E402
 
 from assignors.testing import KafkaBroker  # noqa: E402
+from helpers.kafka_jvm import classpath  # noqa: E402
 from integration.members import PARTITIONS  # noqa: E402
-from kafka_jvm import classpath  # noqa: E402
 
 TOPIC_TIMEOUT_S = 60.0
 
