@@ -139,12 +139,15 @@ class TableWriter:
         import pyarrow as pa
 
         self.root = Path(out)
+        if self.root.exists() and not self.root.is_dir():
+            msg = f"--out {out}: is a file, not a directory"
+            raise CliError(msg)
         for table in COLLECT_TABLES:
             directory = self.root / table
             if directory.exists() and any(directory.glob("*.parquet")):
                 msg = f"{directory} already holds collected rows; choose another --out or remove it"
                 raise CliError(msg)
-            directory.mkdir(parents=True, exist_ok=True)
+        # The directories are made by the first write: a run that finds nothing leaves nothing behind.
         self._parts = 0
         kinds = {
             "string": pa.string(),
@@ -165,6 +168,7 @@ class TableWriter:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp")
         pq.write_table(pa.Table.from_pylist(rows, schema=self.schemas[table]), temporary)
         temporary.replace(path)  # readers never see half a file
@@ -203,24 +207,100 @@ class _Progress:
 
 
 def collect_dump(path: str, builder: HistoryBuilder, writer: TableWriter, progress: TextIO | None = None) -> None:
-    """Fold a dump file (format detected: dump-log lines, else concatenated formatter JSON) into the tables."""
+    """Fold a dump file (format detected: dump-log lines, else concatenated formatter JSON) into the tables.
+
+    Raises:
+        CliError: the file cannot be read, or holds no group metadata (nothing is written then): the
+            message says what was read and where the first undecodable line is.
+    """
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        msg = f"--from-dump {path}: cannot read: {error}"
+        data = Path(path).read_bytes()
+    except OSError as error:
+        msg = f"--from-dump {path}: cannot read: {error.strerror or error}"
+        raise CliError(msg) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        msg = (
+            f"no group metadata found in {path}: it is not a text dump (byte {error.start} is not UTF-8); "
+            "give the output of kafka-dump-log.sh --offsets-decoder or of the GroupMetadataMessageFormatter"
+        )
         raise CliError(msg) from None
     entries = read_dump_log(text.splitlines()) if " payload: " in text else read_formatter_output(text)
     meter = _Progress(progress or sys.stderr)
+    first_bad: str | None = None
     try:
         for entry in entries:
             if entry.record is None:
                 builder.stats["undecodable"] += 1
                 builder.errors.append(entry.error or entry.where)
+                if first_bad is None:
+                    line = f"line {entry.line}" if entry.line is not None else entry.where
+                    first_bad = f"{line}: {entry.error or 'undecodable'}"
             else:
                 builder.add(entry.record, entry.timestamp_ms)
-    finally:
+    except KeyboardInterrupt:
         writer.flush(builder)
         meter.report(builder, None, final=True)
+        raise
+    _check_found(path, text, builder, first_bad)
+    writer.flush(builder)
+    meter.report(builder, None, final=True)
+
+
+_METADATA_KINDS = ("group metadata", "KIP-848 records", "legacy KIP-848 records", "group tombstones")
+
+
+def _check_found(path: str, text: str, builder: HistoryBuilder, first_bad: str | None) -> None:
+    """Refuse a dump that gave no snapshot: nothing is written, and the message says what was read."""
+    if builder.stats["snapshots"]:
+        return
+    stats = builder.stats
+    bad = f" (first undecodable {first_bad})" if first_bad else ""
+    if not text.strip():
+        what = "the file is empty"
+    elif not stats["records"]:
+        what = f"no record decoded, {stats['undecodable']} undecodable"
+    else:
+        what = f"{_counts(builder)}; no consumer-group snapshot among them"
+    if not any(stats[kind] for kind in _METADATA_KINDS) or not stats["records"]:
+        msg = f"no group metadata found in {path}: {what}{bad}"
+    else:
+        msg = f"no consumer-group snapshot found in {path}: {what}{bad}"
+    raise CliError(msg)
+
+
+_READ_KINDS = (
+    "group metadata",
+    "KIP-848 records",
+    "legacy KIP-848 records",
+    "group tombstones",
+    "offset commits",
+    "other record types",
+)
+_SKIP_REASONS = (
+    ("undecodable", "undecodable"),
+    ("filtered out", "filtered out by --groups"),
+    ("non-consumer groups", "not a consumer group"),
+    ("empty generations", "empty generations"),
+    ("snapshots with undecodable members", "snapshots with undecodable members"),
+    ("snapshots without a timestamp", "snapshots without a timestamp"),
+    ("before --since", "before --since"),
+    ("records without a key", "records without a key"),
+)
+
+
+def _counts(builder: HistoryBuilder) -> str:
+    """``N records read: group metadata A, ...`` (the kinds present)."""
+    stats = builder.stats
+    kinds = ", ".join(f"{kind} {stats[kind]}" for kind in _READ_KINDS if stats[kind])
+    return f"{stats['records']} records read" + (f" ({kinds})" if kinds else "")
+
+
+def _skipped(builder: HistoryBuilder) -> str:
+    """``skipped: undecodable N, filtered out by --groups M, ...`` (the reasons present), or empty."""
+    parts = [f"{label} {builder.stats[key]}" for key, label in _SKIP_REASONS if builder.stats[key]]
+    return ", ".join(parts)
 
 
 class _TopicReader:
@@ -370,6 +450,11 @@ def _settings(args: argparse.Namespace) -> dict[str, str]:
 
 def _summary(builder: HistoryBuilder, out: str, stream: TextIO) -> None:
     stats = ", ".join(f"{name} {count}" for name, count in sorted(builder.stats.items()))
+    groups = len(builder.groups_seen)
+    stream.write(f"read: {_counts(builder)}; {builder.stats['snapshots']} snapshots of {groups} groups\n")
+    skipped = _skipped(builder)
+    if skipped:
+        stream.write(f"skipped (why: count): {skipped}\n")
     stream.write(f"collected: {stats}\n")
     stream.writelines(f"warning: {warning}\n" for warning in builder.warnings)
     stream.writelines(f"skipped: {line}\n" for line in builder.errors[:10])
