@@ -18,6 +18,7 @@ __all__ = [
     "DISTRIBUTIONS",
     "MAX_POINTS",
     "PERCENTS",
+    "SHOWN_ERROR_GROUPS",
     "DrillDown",
     "GroupFigures",
     "Quantiles",
@@ -29,6 +30,8 @@ __all__ = [
     "render_text",
 ]
 
+SHOWN_ERROR_GROUPS = 10
+"""The terminal summary names at most this many groups with input errors."""
 MAX_POINTS = 400
 """The timeline has at most this many points per strategy: snapshots are bucketed in time beyond it."""
 PERCENTS = tuple(p / 100 for p in range(101))
@@ -279,6 +282,13 @@ def render_text(summary: Summary) -> str:
             f"{position:<5}{s.strategy:<20}{_number(s.pause):>14}{s.imbalance:>11.2f}{s.moved:>9}{s.revoked:>9}"
             f"{s.topic_spread:>13}{s.invalid:>8}"
         )
+    if summary.error_groups:
+        shown = summary.error_groups[:SHOWN_ERROR_GROUPS]
+        more = len(summary.error_groups) - len(shown)
+        lines += ["", f"groups with input errors ({len(summary.error_groups)}; first error of each):"]
+        lines += [f"  {'(null group_id)' if group is None else group}: {error}" for group, error in shown]
+        if more:
+            lines.append(f"  ... and {more} more (every group's error is in the report and the evaluation)")
     if summary.self_check:
         matched = sum(g.matched for g in summary.self_check)
         checked = sum(g.checked for g in summary.self_check)
