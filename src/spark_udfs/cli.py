@@ -71,8 +71,9 @@ def _check_out(out: str) -> None:
 
 def _spark_errors(error: Exception) -> CliError:
     """One line for an error Spark raised (its first line), whatever the session: classic or Connect."""
-    first = (str(error).strip().splitlines() or [""])[0]
-    return CliError(f"Spark failed: {type(error).__name__}: {first}")
+    from spark_udfs.job import first_line
+
+    return CliError(f"Spark failed: {type(error).__name__}: {first_line(error)}")
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:

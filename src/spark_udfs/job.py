@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import threading
 import time
@@ -85,6 +86,8 @@ def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]
         msg = f"{path}: an empty directory, no table to read"
         raise SchemaError(msg)
     csv = _is_csv(path)
+    if not csv and local is not None:
+        _check_parquet_files(path, local)
     try:
         if not csv:
             frame = spark.read.parquet(path)
@@ -102,10 +105,43 @@ def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]
         msg = f"{path}: cannot read as {'CSV' if csv else 'Parquet'}: {message}"
         raise SchemaError(msg) from None
     except Exception as error:  # noqa: BLE001 - classic Spark raises the JVM's error type, Connect its own
-        message = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        msg = f"{path}: cannot read as {'CSV' if csv else 'Parquet'}: {message}"
+        msg = f"{path}: cannot read as {'CSV' if csv else 'Parquet'}: {first_line(error)}"
         raise SchemaError(msg) from None
     return frame
+
+
+def first_line(error: BaseException) -> str:
+    """The line of an error's text that says what went wrong: Spark's error condition when there is one."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("An error occurred while calling")] or lines
+    named = next((line for line in lines if re.search(r"\[[A-Z][A-Z_.]+\]", line)), None)
+    return named or (lines[0] if lines else type(error).__name__)
+
+
+_PARQUET_MAGIC = b"PAR1"
+
+
+def _check_parquet_files(path: str, local: Path) -> None:
+    """Refuse a local file that is not Parquet before Spark logs a Java stack trace over it."""
+    files = [local] if local.is_file() else sorted(p for p in local.rglob("*") if p.is_file())
+    for file in files:
+        if file.name.startswith((".", "_")) or file.suffix.lower() in {".crc", ".csv"}:
+            continue
+        try:
+            with file.open("rb") as handle:
+                head = handle.read(4)
+                handle.seek(max(file.stat().st_size - 4, 0))
+                tail = handle.read(4)
+        except OSError as error:
+            msg = f"{path}: cannot read {file}: {error.strerror or error}"
+            raise SchemaError(msg) from None
+        if head != _PARQUET_MAGIC or tail != _PARQUET_MAGIC:
+            where = "" if file == local else f" ({file.relative_to(local)})"
+            msg = (
+                f"{path}: not a Parquet file{where}: it does not start and end with PAR1; "
+                "a CSV table must be a .csv file or a directory of .csv files"
+            )
+            raise SchemaError(msg)
 
 
 def _write(frame: DataFrame, target: str, *, replace: bool) -> None:
