@@ -175,6 +175,8 @@ class TableWriter:
 
     def flush(self, builder: HistoryBuilder) -> int:
         """Write the rows added since the last flush and the current topics table; returns rows written."""
+        for table in COLLECT_TABLES:
+            (self.root / table).mkdir(parents=True, exist_ok=True)
         membership, actual = builder.drain()
         if membership:
             self._parts += 1
@@ -252,21 +254,24 @@ _METADATA_KINDS = ("group metadata", "KIP-848 records", "legacy KIP-848 records"
 
 
 def _check_found(path: str, text: str, builder: HistoryBuilder, first_bad: str | None) -> None:
-    """Refuse a dump that gave no snapshot: nothing is written, and the message says what was read."""
-    if builder.stats["snapshots"]:
-        return
+    """Refuse a dump with no group metadata record at all: nothing is written, the message says what was read.
+
+    Group metadata that gives no snapshot (only empty generations, only other protocols, all filtered
+    out) is a valid read: its counts are printed with why each record was skipped.
+    """
     stats = builder.stats
+    if any(stats[kind] for kind in _METADATA_KINDS) or stats["filtered out"]:
+        return
     bad = f" (first undecodable {first_bad})" if first_bad else ""
     if not text.strip():
         what = "the file is empty"
+    elif not stats["records"] and not stats["undecodable"]:
+        what = "no line looks like a record of kafka-dump-log.sh --offsets-decoder or of the formatter"
     elif not stats["records"]:
         what = f"no record decoded, {stats['undecodable']} undecodable"
     else:
-        what = f"{_counts(builder)}; no consumer-group snapshot among them"
-    if not any(stats[kind] for kind in _METADATA_KINDS) or not stats["records"]:
-        msg = f"no group metadata found in {path}: {what}{bad}"
-    else:
-        msg = f"no consumer-group snapshot found in {path}: {what}{bad}"
+        what = f"{_counts(builder)}" + (f", {stats['undecodable']} undecodable" if stats["undecodable"] else "")
+    msg = f"no group metadata found in {path}: {what}{bad}"
     raise CliError(msg)
 
 
@@ -470,8 +475,11 @@ def _summary(builder: HistoryBuilder, out: str, stream: TextIO) -> None:
     if unsized:
         stream.write(f"note: no partition count for {', '.join(unsized)}: give them with --topics\n")
     root = Path(out)
+    stream.write(f"wrote {root / 'membership'}, {root / 'actual'} and {root / 'topics'}\n")
+    if not builder.stats["snapshots"]:
+        stream.write("note: no consumer-group snapshot was collected, so there is nothing to evaluate\n")
+        return
     stream.write(
-        f"wrote {root / 'membership'}, {root / 'actual'} and {root / 'topics'}\n"
         f"next: assignors evaluate --membership {root / 'membership'} --topics {root / 'topics'} "
         f"--actual {root / 'actual'} --out REPORT_DIR\n"
     )
