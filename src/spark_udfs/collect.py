@@ -238,7 +238,8 @@ def collect_dump(path: str, builder: HistoryBuilder, writer: TableWriter, progre
                 builder.errors.append(entry.error or entry.where)
                 if first_bad is None:
                     line = f"line {entry.line}" if entry.line is not None else entry.where
-                    first_bad = f"{line}: {entry.error or 'undecodable'}"
+                    problem = entry.error or "undecodable"
+                    first_bad = problem if problem.startswith(f"{line}:") else f"{line}: {problem}"
             else:
                 builder.add(entry.record, entry.timestamp_ms)
     except KeyboardInterrupt:
