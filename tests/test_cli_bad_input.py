@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -112,8 +113,8 @@ def test_a_ceiling_that_is_not_a_positive_integer_is_a_named_error(tmp_path: Pat
 
 
 @pytest.fixture
-def limits_restored() -> object:
-    yield None
+def limits_restored() -> Iterator[None]:
+    yield
     set_size_limits()
 
 
@@ -124,7 +125,7 @@ def limits_restored() -> object:
     max_members=st.integers(1, 8),
     name=st.sampled_from(["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "consumer-range"]),
 )
-def test_every_assignor_refuses_exactly_the_groups_above_the_ceiling(  # noqa: PLR0913 - the drawn values
+def test_every_assignor_refuses_exactly_the_groups_above_the_ceiling(
     partitions: list[int], members: int, max_partitions: int, max_members: int, name: str
 ) -> None:
     """A group is refused iff its subscribed partitions or its members exceed the ceiling; the error says which."""
@@ -151,9 +152,8 @@ def test_every_assignor_refuses_exactly_the_groups_above_the_ceiling(  # noqa: P
         set_size_limits()
 
 
-def test_set_size_limits_overrides_the_environment_and_checks_its_values(
-    monkeypatch: pytest.MonkeyPatch, limits_restored: object
-) -> None:
+@pytest.mark.usefixtures("limits_restored")
+def test_set_size_limits_overrides_the_environment_and_checks_its_values(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASSIGNORS_MAX_PARTITIONS", "5")
     assert size_limits().max_partitions == 5
     assert set_size_limits(max_partitions=7).max_partitions == 7
@@ -220,23 +220,32 @@ def test_assign_json_lists_are_sorted(tmp_path: Path) -> None:
         ("", "no group metadata found in DUMP: the file is empty"),
         (
             "# README\nThis is not a dump\n",
-            "no group metadata found in DUMP: no record decoded, 1 undecodable (first undecodable line 1: "
-            "object 1 at character 0: invalid JSON at character 0: Expecting value)",
+            (
+                "no group metadata found in DUMP: no record decoded, 1 undecodable (first undecodable line 1: "
+                "object 1 at character 0: invalid JSON at character 0: Expecting value)"
+            ),
         ),
         (
             "\n\n  {not json",
-            "no group metadata found in DUMP: no record decoded, 1 undecodable (first undecodable line 3: "
-            "object 1 at character 4: invalid JSON at character 5: Expecting property name enclosed in double quotes)",
+            (
+                "no group metadata found in DUMP: no record decoded, 1 undecodable (first undecodable line 3: "
+                "object 1 at character 4: invalid JSON at character 5: "
+                "Expecting property name enclosed in double quotes)"
+            ),
         ),
         (
             f"batch header\n| offset: 3 key: {{oops}} payload: <DELETE>\n{OFFSET_COMMIT_LINE}\n",
-            "no group metadata found in DUMP: 1 records read (offset commits 1), 1 undecodable (first undecodable "
-            "line 2: invalid JSON at column 18: Expecting property name enclosed in double quotes)",
+            (
+                "no group metadata found in DUMP: 1 records read (offset commits 1), 1 undecodable (first undecodable "
+                "line 2: invalid JSON at column 18: Expecting property name enclosed in double quotes)"
+            ),
         ),
         (
             b"\x89PNG\r\n\x1a\n\x00\x00binary",
-            "no group metadata found in DUMP: it is not a text dump (byte 0 is not UTF-8); give the output of "
-            "kafka-dump-log.sh --offsets-decoder or of the GroupMetadataMessageFormatter",
+            (
+                "no group metadata found in DUMP: it is not a text dump (byte 0 is not UTF-8); give the output of "
+                "kafka-dump-log.sh --offsets-decoder or of the GroupMetadataMessageFormatter"
+            ),
         ),
     ],
     ids=["empty", "readme", "broken-json-on-line-3", "only-offset-commits", "binary"],
