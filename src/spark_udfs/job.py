@@ -152,7 +152,7 @@ def _write(frame: DataFrame, target: str, *, replace: bool) -> None:
         frame.write.mode("overwrite").parquet(target)
         return
     try:
-        frame.write.mode("errorifexists").parquet(target)
+        frame.write.mode("error").parquet(target)
     except AnalysisException as error:
         if error.getCondition() != "PATH_ALREADY_EXISTS":
             raise
@@ -249,7 +249,14 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
             else "No weights table: load is counted in partitions."
         )
     )
-    summary = summarize(spark.read.parquet(target), membership, rank_by=rank_by, notes=[note], self_check=checks)
+    summary = summarize(
+        spark.read.parquet(target),
+        membership,
+        rank_by=rank_by,
+        notes=[note],
+        self_check=checks,
+        weights_given=weights is not None,
+    )
     html = report_path(out, report)
     html.parent.mkdir(parents=True, exist_ok=True)
     html.write_text(render_html(summary), encoding="utf-8")
