@@ -52,6 +52,13 @@ def evaluate(tmp_path: Path, where: list[str], **tables: str) -> tuple[int, str,
     return done.returncode, done.stdout, done.stderr, out
 
 
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    """``assignors evaluate ARGS``, its output captured."""
+    return subprocess.run(  # noqa: S603 - the project's own executable
+        [str(EXECUTABLE), "evaluate", *args], capture_output=True, text=True, check=False, timeout=600
+    )
+
+
 def errors_listed(stdout: str) -> list[str]:
     """The terminal summary's lines naming the groups with input errors."""
     lines = stdout.splitlines()
@@ -106,10 +113,14 @@ def test_bad_topic_rows_fail_their_subscribers_only(tmp_path: Path, remote: list
     assert status == 0, stderr
     path = tmp_path / "topics.csv"
     assert errors_listed(stdout) == [
-        (f"g1: member 'a' subscribes to topic 'orders', whose row is not valid: topics table {path} line 2: "
-        f"column 'partitions' is 'two', expected {INT32}"),
-        (f"g2: member 'c' subscribes to topic 'payments', whose row is not valid: topics table {path} line 3: "
-        f"column 'partitions' is '3000000000', expected {INT32}"),
+        (
+            f"g1: member 'a' subscribes to topic 'orders', whose row is not valid: topics table {path} line 2: "
+            f"column 'partitions' is 'two', expected {INT32}"
+        ),
+        (
+            f"g2: member 'c' subscribes to topic 'payments', whose row is not valid: topics table {path} line 3: "
+            f"column 'partitions' is '3000000000', expected {INT32}"
+        ),
     ]
     assert evaluated_groups(out)["g3"] == {None}
 
@@ -119,8 +130,11 @@ def test_a_legal_but_huge_partition_count_is_its_groups_error(tmp_path: Path, re
     status, stdout, stderr, out = evaluate(tmp_path, remote, membership=GOOD_MEMBERSHIP, topics=topics)
     assert status == 0, stderr
     assert errors_listed(stdout) == [
-        ("g1: the group has 1,000,000,000 partitions, more than the ceiling of 10,000,000; if that is not a typo, "
-        "raise it with the environment variable ASSIGNORS_MAX_PARTITIONS or assignors.set_size_limits(max_partitions=...)")
+        (
+            "g1: the group has 1,000,000,000 partitions, more than the ceiling of 10,000,000; if that is not a "
+            "typo, raise it with the environment variable ASSIGNORS_MAX_PARTITIONS or "
+            "assignors.set_size_limits(max_partitions=...)"
+        )
     ]
     assert evaluated_groups(out)["g2"] == {None}
 
@@ -178,29 +192,24 @@ def test_malformed_tables_are_one_line_each(tmp_path: Path, remote: list[str]) -
         (empty, f"{empty}: an empty directory, no table to read"),
         (
             garbage,
-            (f"{garbage}: not a Parquet file: it does not start and end with PAR1; "
-            "a CSV table must be a .csv file or a directory of .csv files"),
+            (
+                f"{garbage}: not a Parquet file: it does not start and end with PAR1; "
+                "a CSV table must be a .csv file or a directory of .csv files"
+            ),
         ),
     ]
     for number, (membership, message) in enumerate(cases):
-        done = subprocess.run(  # noqa: S603 - the project's own executable
-            [str(EXECUTABLE), "evaluate", "--membership", str(membership), "--topics", str(good_topics), "--out", str(tmp_path / f"out{number}"), *remote],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=600,
-        )
+        done = run(
+            "--membership", str(membership), "--topics", str(good_topics), "--out", str(tmp_path / f"out{number}"),
+            *remote,
+        )  # fmt: skip
         assert "Traceback" not in done.stderr
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr.splitlines()[-1] == f"assignors evaluate: error: {message}"
     missing = tmp_path / "nope.csv"
-    done = subprocess.run(  # noqa: S603 - the project's own executable
-        [str(EXECUTABLE), "evaluate", "--membership", str(missing), "--topics", str(good_topics), "--out", str(tmp_path / "out-missing"), *remote],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
+    done = run(
+        "--membership", str(missing), "--topics", str(good_topics), "--out", str(tmp_path / "out-missing"), *remote
+    )  # fmt: skip
     assert "Traceback" not in done.stderr
     assert (done.returncode, done.stdout) == (2, "")
     last = done.stderr.splitlines()[-1]
@@ -231,7 +240,8 @@ def test_a_wrong_schema_and_a_header_only_table_are_exit_2(tmp_path: Path, remot
 def test_a_bad_timestamp_on_a_classic_local_session(tmp_path: Path) -> None:
     """The same bad row on a local JVM session: the classic path names it the same way."""
     membership = GOOD_MEMBERSHIP.replace("g3,2024-05-01T12:00:00Z", "g3,2024-13-45T99:00:00Z")
-    status, stdout, stderr, out = evaluate(tmp_path, ["--master", "local[1]"], membership=membership, topics=GOOD_TOPICS)
+    local = ["--master", "local[1]"]
+    status, stdout, stderr, out = evaluate(tmp_path, local, membership=membership, topics=GOOD_TOPICS)
     assert status == 0, stderr
     path = tmp_path / "membership.csv"
     assert errors_listed(stdout) == [
