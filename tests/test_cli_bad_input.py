@@ -30,6 +30,8 @@ from assignors import (
     set_size_limits,
     size_limits,
 )
+from assignors._assign import assign_snapshot
+from assignors._snapshot import parse_snapshot
 from assignors.consumer_group import server_assignor
 
 EXECUTABLE = Path(sys.executable).with_name("assignors")
@@ -322,3 +324,31 @@ def test_evaluate_refuses_to_replace_an_evaluation(tmp_path: Path) -> None:
         err
         == f"assignors evaluate: error: {evaluation} already holds an evaluation; choose another --out or remove it\n"
     )
+
+
+@given(
+    partitions=st.integers(1, 8),
+    claims=st.lists(st.sets(st.integers(0, 7), max_size=4), min_size=1, max_size=5),
+    generations=st.lists(st.integers(1, 3), min_size=5, max_size=5),
+)
+def test_withheld_counts_each_partition_once(partitions: int, claims: list[set[int]], generations: list[int]) -> None:
+    """Under cooperative-sticky, withheld is the number of distinct owned partitions whose first-round owner is not
+    every member claiming them: never more than the partitions claimed, and more rounds exactly when it is not 0."""
+    members = {
+        f"m{i}": {
+            "topics": ["t"],
+            "owned": [f"t-{p}" for p in sorted(owned) if p < partitions],
+            "generation": generations[i],
+        }
+        for i, owned in enumerate(claims)
+    }
+    snapshot = parse_snapshot({"topics": {"t": partitions}, "members": members})
+    report = assign_snapshot(snapshot, "cooperative-sticky")
+    claimed = {tp for s in snapshot.subscriptions.values() for tp in s.owned_partitions}
+    first = report.first_round if report.first_round is not None else report.assignment
+    owner = {tp: member for member, assignment in first.items() for tp in assignment.partitions}
+    changing = {
+        tp for member, s in snapshot.subscriptions.items() for tp in s.owned_partitions if owner.get(tp) != member
+    }
+    assert report.withheld == len(changing) <= len(claimed)
+    assert (report.rounds > 1) == (report.withheld > 0)
