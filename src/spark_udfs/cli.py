@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
     from pyspark.sql import SparkSession
 
+    from spark_udfs.summary import Summary
+
 __all__ = ["main", "register_demo", "register_evaluate"]
 
 SPARK_EXTRA_MODULES = ("pyspark", "pandas", "pyarrow")
@@ -118,7 +120,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_evaluated(summary: Any, where: str) -> None:
+def _check_evaluated(summary: Summary, where: str) -> None:
     """Exit status 2 when no group could be evaluated: none at all, or every group with an input error."""
     if summary.strategies:
         return
