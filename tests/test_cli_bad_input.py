@@ -352,3 +352,12 @@ def test_withheld_counts_each_partition_once(partitions: int, claims: list[set[i
     }
     assert report.withheld == len(changing) <= len(claimed)
     assert (report.rounds > 1) == (report.withheld > 0)
+
+
+def test_an_error_naming_a_line_break_stays_one_line(tmp_path: Path) -> None:
+    snapshot = write(tmp_path / "s.json", {"topics": {"a\nb": None}})
+    status, out, err = cli("assign", "--input", str(snapshot))
+    assert (status, out) == (2, "")
+    assert err == (
+        "assignors assign: error: topics.a\\nb: expected a partition count (an integer in 0..2147483647), got None\n"
+    )
