@@ -18,6 +18,7 @@ from assignors._core.errors import (
     ConfigurationError,
     CooperativeViolationError,
     EncodingError,
+    GroupTooLargeError,
     InconsistentGroupProtocolError,
     InvalidSubscriptionError,
     ProtocolError,
@@ -27,6 +28,7 @@ from assignors._core.errors import (
     UsageError,
 )
 from assignors._core.interface import ConsumerPartitionAssignor
+from assignors._core.limits import SizeLimits, set_size_limits, size_limits
 from assignors._core.model import (
     COOPERATIVE_STICKY_ASSIGNOR_NAME,
     DEFAULT_GENERATION,
@@ -57,6 +59,7 @@ __all__ = [
     "CooperativeStickyAssignor",
     "CooperativeViolationError",
     "EncodingError",
+    "GroupTooLargeError",
     "InconsistentGroupProtocolError",
     "InvalidSubscriptionError",
     "MemberId",
@@ -66,6 +69,7 @@ __all__ = [
     "RoundRobinAssignor",
     "ScenarioError",
     "SimulationError",
+    "SizeLimits",
     "StickyAssignor",
     "Subscription",
     "Topic",
@@ -75,6 +79,8 @@ __all__ = [
     "assignor_names",
     "get_assignor",
     "parse_topic_partition",
+    "set_size_limits",
+    "size_limits",
 ]
 
 try:

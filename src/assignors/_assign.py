@@ -45,7 +45,7 @@ class StrategyReport:
     withheld: int
 
     def to_json(self) -> dict[str, Any]:
-        """The report as JSON-ready data (partitions as ``"topic-partition"`` strings, in assignment order)."""
+        """The report as JSON-ready data (partitions as ``"topic-partition"`` strings, sorted)."""
         b, m = self.balance, self.movement
         data: dict[str, Any] = {
             "strategy": self.strategy,
@@ -92,7 +92,7 @@ class StrategyReport:
 
 
 def _names(assignment: Mapping[str, Assignment]) -> dict[str, list[str]]:
-    return {member: [str(tp) for tp in a.partitions] for member, a in assignment.items()}
+    return {member: [str(tp) for tp in sorted(a.partitions)] for member, a in assignment.items()}
 
 
 def assign_snapshot(snapshot: Snapshot, strategy: str) -> StrategyReport:
@@ -111,7 +111,8 @@ def assign_snapshot(snapshot: Snapshot, strategy: str) -> StrategyReport:
     final, rounds, withheld = first, 1, 0
     if protocol is RebalanceProtocol.COOPERATIVE:
         now = owners(first)
-        withheld = sum(now.get(tp) != member for member, owned in previous.items() for tp in owned)
+        # Partitions, not claims: one partition two members claim is withheld once.
+        withheld = len({tp for member, owned in previous.items() for tp in owned if now.get(tp) != member})
         if withheld:
             generation = max(max((s.generation_id for s in subscriptions.values()), default=0), 0) + 1
             holding = {member: a.partitions for member, a in first.items()}

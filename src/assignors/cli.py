@@ -144,7 +144,9 @@ def main(argv: Sequence[str] | None = None, *, commands: Iterable[Register] | No
     try:
         status: int = args.run(args)
     except (CliError, AssignorError) as error:
-        print(f"assignors {args.command}: error: {error}", file=sys.stderr)
+        # one line whatever the input: a name holding a line break (a JSON key "\n") is printed escaped
+        one_line = str(error).replace("\r", "\\r").replace("\n", "\\n")
+        print(f"assignors {args.command}: error: {one_line}", file=sys.stderr)
         return EXIT_USAGE
     return status
 

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
     from pyspark.sql import SparkSession
 
+    from spark_udfs.summary import Summary
+
 __all__ = ["main", "register_demo", "register_evaluate"]
 
 SPARK_EXTRA_MODULES = ("pyspark", "pandas", "pyarrow")
@@ -52,12 +54,37 @@ def _session(args: argparse.Namespace) -> SparkSession:
         raise CliError(str(error)) from None
 
 
+def _check_out(out: str) -> None:
+    """Refuse, before Spark starts, an ``--out`` that is a file (or under one) or that already holds an evaluation."""
+    from spark_udfs.job import local_path
+
+    local = local_path(out)
+    if local is None:
+        return  # a URI: Spark's write refuses an existing evaluation (see run_evaluation)
+    for folder in (local, *local.parents):
+        if folder.exists() and not folder.is_dir():
+            where = "" if folder == local else f" ({folder} is a file)"
+            msg = f"--out {out}: not a directory{where}"
+            raise CliError(msg)
+    if (local / "evaluation").exists():
+        msg = f"{local / 'evaluation'} already holds an evaluation; choose another --out or remove it"
+        raise CliError(msg)
+
+
+def _spark_errors(error: Exception) -> CliError:
+    """One line for an error Spark raised (its first line), whatever the session: classic or Connect."""
+    from spark_udfs.job import first_line
+
+    return CliError(f"Spark failed: {type(error).__name__}: {first_line(error)}")
+
+
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     require_spark()
     from spark_udfs import job
     from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
     from spark_udfs.udfs import SchemaError
 
+    _check_out(args.out)
     spark = _session(args)
     try:
         membership = job.read_table(spark, args.membership, MEMBERSHIP_COLUMNS)
@@ -81,12 +108,27 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             actual=actual,
             report=args.report,
             weights=weights,
+            replace=False,
             **_costs(args),
         )
-    except (SchemaError, FileNotFoundError, AssignorError) as error:
+    except (SchemaError, FileNotFoundError, FileExistsError, AssignorError) as error:
         raise CliError(str(error)) from None
+    except Exception as error:  # noqa: BLE001 - no traceback reaches a user: Spark's own errors in one line
+        raise _spark_errors(error) from None
     job.print_summary(summary, args.out, report=args.report)
+    _check_evaluated(summary, f"the membership table {args.membership}")
     return 0
+
+
+def _check_evaluated(summary: Summary, where: str) -> None:
+    """Exit status 2 when no group could be evaluated: none at all, or every group with an input error."""
+    if summary.strategies:
+        return
+    if not summary.groups and not summary.error_groups:
+        msg = f"no group to evaluate: {where} has no rows"
+    else:
+        msg = f"no group could be evaluated: all {len(summary.error_groups)} groups have input errors (listed above)"
+    raise CliError(msg)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -95,10 +137,16 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     spark = _session(args)
     print(f"generating a sample history of {args.groups} groups x {args.snapshots} snapshots; evaluating on Spark")
-    summary = job.run_demo(
-        spark, args.out, groups=args.groups, snapshots=args.snapshots, report=args.report, **_costs(args)
-    )
+    try:
+        summary = job.run_demo(
+            spark, args.out, groups=args.groups, snapshots=args.snapshots, report=args.report, **_costs(args)
+        )
+    except AssignorError as error:
+        raise CliError(str(error)) from None
+    except Exception as error:  # noqa: BLE001 - no traceback reaches a user: Spark's own errors in one line
+        raise _spark_errors(error) from None
     job.print_summary(summary, args.out, report=args.report)
+    _check_evaluated(summary, "the sample history")
     return 0
 
 
@@ -126,6 +174,18 @@ def _seconds(text: str) -> float:
         value = math.nan
     if not math.isfinite(value) or value < 0:
         msg = f"{text!r} is not a number of seconds >= 0"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _count(text: str) -> int:
+    """A count >= 1 (``--groups``, ``--snapshots``): anything else is a usage error."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"{text!r} is not a whole number >= 1"
         raise argparse.ArgumentTypeError(msg)
     return value
 
@@ -191,8 +251,8 @@ def register_demo(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     """Add ``assignors demo``."""
     demo = subparsers.add_parser("demo", help="evaluate a generated sample history (what `make demo` runs)")
     demo.add_argument("--out", default="demo-output", help="output directory (default: demo-output)")
-    demo.add_argument("--groups", type=int, default=300, help="number of groups (default: 300)")
-    demo.add_argument("--snapshots", type=int, default=48, help="snapshots per group (default: 48)")
+    demo.add_argument("--groups", type=_count, default=300, help="number of groups (default: 300)")
+    demo.add_argument("--snapshots", type=_count, default=48, help="snapshots per group (default: 48)")
     _add_score_options(demo)
     _add_session_options(demo, "the active session, else local[*]")
     demo.set_defaults(run=_cmd_demo)

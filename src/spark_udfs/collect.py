@@ -139,12 +139,15 @@ class TableWriter:
         import pyarrow as pa
 
         self.root = Path(out)
+        if self.root.exists() and not self.root.is_dir():
+            msg = f"--out {out}: is a file, not a directory"
+            raise CliError(msg)
         for table in COLLECT_TABLES:
             directory = self.root / table
             if directory.exists() and any(directory.glob("*.parquet")):
                 msg = f"{directory} already holds collected rows; choose another --out or remove it"
                 raise CliError(msg)
-            directory.mkdir(parents=True, exist_ok=True)
+        # The directories are made by the first write: a run that finds nothing leaves nothing behind.
         self._parts = 0
         kinds = {
             "string": pa.string(),
@@ -165,12 +168,15 @@ class TableWriter:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp")
         pq.write_table(pa.Table.from_pylist(rows, schema=self.schemas[table]), temporary)
         temporary.replace(path)  # readers never see half a file
 
     def flush(self, builder: HistoryBuilder) -> int:
         """Write the rows added since the last flush and the current topics table; returns rows written."""
+        for table in COLLECT_TABLES:
+            (self.root / table).mkdir(parents=True, exist_ok=True)
         membership, actual = builder.drain()
         if membership:
             self._parts += 1
@@ -203,24 +209,104 @@ class _Progress:
 
 
 def collect_dump(path: str, builder: HistoryBuilder, writer: TableWriter, progress: TextIO | None = None) -> None:
-    """Fold a dump file (format detected: dump-log lines, else concatenated formatter JSON) into the tables."""
+    """Fold a dump file (format detected: dump-log lines, else concatenated formatter JSON) into the tables.
+
+    Raises:
+        CliError: the file cannot be read, or holds no group metadata (nothing is written then): the
+            message says what was read and where the first undecodable line is.
+    """
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        msg = f"--from-dump {path}: cannot read: {error}"
+        data = Path(path).read_bytes()
+    except OSError as error:
+        msg = f"--from-dump {path}: cannot read: {error.strerror or error}"
+        raise CliError(msg) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        msg = (
+            f"no group metadata found in {path}: it is not a text dump (byte {error.start} is not UTF-8); "
+            "give the output of kafka-dump-log.sh --offsets-decoder or of the GroupMetadataMessageFormatter"
+        )
         raise CliError(msg) from None
     entries = read_dump_log(text.splitlines()) if " payload: " in text else read_formatter_output(text)
     meter = _Progress(progress or sys.stderr)
+    first_bad: str | None = None
     try:
         for entry in entries:
             if entry.record is None:
                 builder.stats["undecodable"] += 1
                 builder.errors.append(entry.error or entry.where)
+                if first_bad is None:
+                    line = f"line {entry.line}" if entry.line is not None else entry.where
+                    problem = entry.error or "undecodable"
+                    first_bad = problem if problem.startswith(f"{line}:") else f"{line}: {problem}"
             else:
                 builder.add(entry.record, entry.timestamp_ms)
-    finally:
+    except KeyboardInterrupt:
         writer.flush(builder)
         meter.report(builder, None, final=True)
+        raise
+    _check_found(path, text, builder, first_bad)
+    writer.flush(builder)
+    meter.report(builder, None, final=True)
+
+
+_METADATA_KINDS = ("group metadata", "KIP-848 records", "legacy KIP-848 records", "group tombstones")
+
+
+def _check_found(path: str, text: str, builder: HistoryBuilder, first_bad: str | None) -> None:
+    """Refuse a dump with no group metadata record at all: nothing is written, the message says what was read.
+
+    Group metadata that gives no snapshot (only empty generations, only other protocols, all filtered
+    out) is a valid read: its counts are printed with why each record was skipped.
+    """
+    stats = builder.stats
+    if any(stats[kind] for kind in _METADATA_KINDS) or stats["filtered out"]:
+        return
+    bad = f" (first undecodable {first_bad})" if first_bad else ""
+    if not text.strip():
+        what = "the file is empty"
+    elif not stats["records"] and not stats["undecodable"]:
+        what = "no line looks like a record of kafka-dump-log.sh --offsets-decoder or of the formatter"
+    elif not stats["records"]:
+        what = f"no record decoded, {stats['undecodable']} undecodable"
+    else:
+        what = f"{_counts(builder)}" + (f", {stats['undecodable']} undecodable" if stats["undecodable"] else "")
+    msg = f"no group metadata found in {path}: {what}{bad}"
+    raise CliError(msg)
+
+
+_READ_KINDS = (
+    "group metadata",
+    "KIP-848 records",
+    "legacy KIP-848 records",
+    "group tombstones",
+    "offset commits",
+    "other record types",
+)
+_SKIP_REASONS = (
+    ("undecodable", "undecodable"),
+    ("filtered out", "filtered out by --groups"),
+    ("non-consumer groups", "not a consumer group"),
+    ("empty generations", "empty generations"),
+    ("snapshots with undecodable members", "snapshots with undecodable members"),
+    ("snapshots without a timestamp", "snapshots without a timestamp"),
+    ("before --since", "before --since"),
+    ("records without a key", "records without a key"),
+)
+
+
+def _counts(builder: HistoryBuilder) -> str:
+    """``N records read: group metadata A, ...`` (the kinds present)."""
+    stats = builder.stats
+    kinds = ", ".join(f"{kind} {stats[kind]}" for kind in _READ_KINDS if stats[kind])
+    return f"{stats['records']} records read" + (f" ({kinds})" if kinds else "")
+
+
+def _skipped(builder: HistoryBuilder) -> str:
+    """``skipped: undecodable N, filtered out by --groups M, ...`` (the reasons present), or empty."""
+    parts = [f"{label} {builder.stats[key]}" for key, label in _SKIP_REASONS if builder.stats[key]]
+    return ", ".join(parts)
 
 
 class _TopicReader:
@@ -370,6 +456,11 @@ def _settings(args: argparse.Namespace) -> dict[str, str]:
 
 def _summary(builder: HistoryBuilder, out: str, stream: TextIO) -> None:
     stats = ", ".join(f"{name} {count}" for name, count in sorted(builder.stats.items()))
+    groups = len(builder.groups_seen)
+    stream.write(f"read: {_counts(builder)}; {builder.stats['snapshots']} snapshots of {groups} groups\n")
+    skipped = _skipped(builder)
+    if skipped:
+        stream.write(f"skipped (why: count): {skipped}\n")
     stream.write(f"collected: {stats}\n")
     stream.writelines(f"warning: {warning}\n" for warning in builder.warnings)
     stream.writelines(f"skipped: {line}\n" for line in builder.errors[:10])
@@ -385,8 +476,11 @@ def _summary(builder: HistoryBuilder, out: str, stream: TextIO) -> None:
     if unsized:
         stream.write(f"note: no partition count for {', '.join(unsized)}: give them with --topics\n")
     root = Path(out)
+    stream.write(f"wrote {root / 'membership'}, {root / 'actual'} and {root / 'topics'}\n")
+    if not builder.stats["snapshots"]:
+        stream.write("note: no consumer-group snapshot was collected, so there is nothing to evaluate\n")
+        return
     stream.write(
-        f"wrote {root / 'membership'}, {root / 'actual'} and {root / 'topics'}\n"
         f"next: assignors evaluate --membership {root / 'membership'} --topics {root / 'topics'} "
         f"--actual {root / 'actual'} --out REPORT_DIR\n"
     )

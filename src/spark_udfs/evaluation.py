@@ -11,7 +11,12 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Literal, overload
 
-from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS, pause_partition_seconds
+from assignors.metrics import (
+    DEFAULT_HEARTBEAT_SECONDS,
+    DEFAULT_REBALANCE_SECONDS,
+    InvalidWeightError,
+    pause_partition_seconds,
+)
 from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
 from spark_udfs.frames import replay_frame
 from spark_udfs.group_replay import ALL_STRATEGIES, TopicHistory, strategy_assignor
@@ -24,12 +29,27 @@ from spark_udfs.schemas import (
     check_schema,
     ddl,
 )
+from spark_udfs.validation import bad_values
 
 if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame
 
 __all__ = ["evaluate_history"]
+
+
+def _checked_inputs(membership: DataFrame, topics: DataFrame) -> tuple[TopicHistory, dict[str | None, str]]:
+    """The topics' history (a topic with a bad row carries its message) and the groups with a bad membership row."""
+    invalid_topics: dict[str, str] = {}
+    for bad in bad_values(topics, TOPICS_COLUMNS, "topics", "topic"):
+        if bad.key is not None:
+            invalid_topics.setdefault(bad.key, bad.message)
+    rows = ((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
+    history = TopicHistory(rows, invalid=invalid_topics)
+    errors: dict[str | None, str] = {}
+    for bad in bad_values(membership, MEMBERSHIP_COLUMNS, "membership", "group_id"):
+        errors.setdefault(bad.key, bad.message)
+    return history, errors
 
 
 @overload
@@ -96,26 +116,32 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
         SchemaError: a table lacks a column or has a wrong type (nothing runs).
         UnknownAssignorError: a strategy name is not an assignor.
         InvalidWeightError: a weights row or a duration is not a finite number >= 0.
+
+    A membership or topics value that did not parse (a CSV typo, see :mod:`spark_udfs.validation`)
+    is its group's ``error`` (a topics row: the error of each group subscribing to the topic).
     """
     check_schema(membership, MEMBERSHIP_COLUMNS, "membership")
     check_schema(topics, TOPICS_COLUMNS, "topics")
     names = tuple(strategies)
     for name in names:
         strategy_assignor(name)  # fail fast on unknown names
-    history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
     timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
     pause_partition_seconds("EAGER", moved=0, survivors_owned=0, **asdict(timing))  # fail fast on bad durations
     table = None
     if weights is not None:
         check_schema(weights, WEIGHTS_COLUMNS, "weights")
+        bad_weights = bad_values(weights, WEIGHTS_COLUMNS, "weights", "topic")
+        if bad_weights:
+            raise InvalidWeightError(bad_weights[0].message)
         weight_columns = [name for name, _ in WEIGHTS_COLUMNS]
         table = WeightHistory(tuple(r[n] for n in weight_columns) for r in weights.select(*weight_columns).collect())
+    history, errors = _checked_inputs(membership, topics)
     columns = list(OUTPUT_COLUMNS)
     if detail:
         columns.append(("detail", ASSIGNMENT_TYPE))
 
     def replay(frame: pd.DataFrame) -> pd.DataFrame:
-        return replay_frame(frame, history, names, detail=detail, weights=table, timing=timing)
+        return replay_frame(frame, history, names, detail=detail, weights=table, timing=timing, errors=errors)
 
     # Spread the groups over the shuffle partitions: adaptive execution would otherwise
     # coalesce a small input into one partition, and the replay is CPU-bound. Read from the

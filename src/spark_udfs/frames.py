@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from spark_udfs.costs import DEFAULT_TIMING, PauseTiming, WeightHistory, is_missing
@@ -73,17 +73,26 @@ def replay_frame(  # noqa: PLR0913 - the replay's options
     detail: bool = False,
     weights: WeightHistory | None = None,
     timing: PauseTiming = DEFAULT_TIMING,
+    errors: Mapping[str | None, str] | None = None,
 ) -> pd.DataFrame:
     """The ``applyInPandas`` body: one group's membership rows in, its output rows out.
 
     With ``detail`` each output row also carries ``detail``: the per-member partitions of
-    that snapshot and strategy, as a list of ``{"member", "partitions"}``.
+    that snapshot and strategy, as a list of ``{"member", "partitions"}``. ``errors`` maps a
+    group id to the fault found in its rows before the replay (its rows carry it).
     """
     import pandas as pd
 
     group_id = _value(frame["group_id"].iloc[0]) if len(frame) else None
     output, members = replay_group(
-        group_id, member_rows(frame), history, strategies, detail=detail, weights=weights, timing=timing
+        group_id,
+        member_rows(frame),
+        history,
+        strategies,
+        detail=detail,
+        weights=weights,
+        timing=timing,
+        input_error=(errors or {}).get(group_id),
     )
     result = rows_to_frame(output, OUTPUT_COLUMNS)
     if detail:

@@ -114,7 +114,15 @@ class TopicHistory:
     A row without ``valid_from`` holds from the beginning of time.
     """
 
-    def __init__(self, rows: Iterable[tuple[str | None, int | None, dt.datetime | None]]) -> None:
+    def __init__(
+        self,
+        rows: Iterable[tuple[str | None, int | None, dt.datetime | None]],
+        *,
+        invalid: Mapping[str, str] | None = None,
+    ) -> None:
+        # A topic whose row holds a value that is not valid (a typo in a CSV): the message naming it is every
+        # subscribing group's error, whatever the time (spark_udfs.validation).
+        self.invalid: dict[str, str] = dict(invalid or {})
         by_topic: dict[str, dict[tuple[int, Any], set[int | None]]] = {}
         for topic, partitions, valid_from in rows:
             if topic is None:
@@ -240,6 +248,10 @@ def _member(
 
 
 def _count(history: TopicHistory, topic: str, ts: Any, member_id: str, last: Mapping[str, int]) -> int:
+    invalid = history.invalid.get(topic)
+    if invalid is not None:
+        msg = f"member {member_id!r} subscribes to topic {topic!r}, whose row is not valid: {invalid}"
+        raise GroupDataError(msg)
     known, count = history.count_at(topic, ts)
     if not known:
         msg = f"snapshot {ts}: member {member_id!r} subscribes to topic {topic!r}, which has no partition count then"
@@ -283,12 +295,17 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     detail: bool = False,
     weights: WeightHistory | None = None,
     timing: PauseTiming = DEFAULT_TIMING,
+    input_error: str | None = None,
 ) -> tuple[list[Row], list[Row]]:
     """Replay one group; returns its output rows and (with ``detail``) its per-member rows.
 
     Without ``weights`` the weighted columns are null. Bad input never raises: the group's
     rows carry ``error`` (one row per snapshot and strategy, metrics empty) and no detail.
+    ``input_error`` is a fault found in the group's rows before (a value that did not parse):
+    the group is not replayed and its rows carry it.
     """
+    if input_error is not None:
+        return _error_rows(group_id, rows, strategies, input_error), []
     try:
         group = _check_group_id(group_id)
         snapshots = _snapshots(rows, history)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import threading
 import time
@@ -15,7 +16,7 @@ from spark_udfs.costs import WEIGHTS_COLUMNS
 from spark_udfs.ranking import DEFAULT_RANK_BY
 from spark_udfs.replay import ALL_STRATEGIES, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
-from spark_udfs.schemas import OPTIONAL_CSV_COLUMNS, csv_columns
+from spark_udfs.schemas import OPTIONAL_CSV_COLUMNS, SchemaError, csv_columns
 from spark_udfs.session import is_connect
 from spark_udfs.udfs import evaluate_history
 
@@ -63,27 +64,100 @@ def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]
 
     In CSV, an ``array<string>`` column holds its items separated by ``;`` (empty: none),
     timestamps are ISO 8601, and only ``group_instance_id``, ``rack_id`` and ``valid_from`` may
-    be left out (null). Parquet is read as it is. Either way the schema is checked later.
+    be left out (null). Parquet is read as it is. Either way the schema is checked later. A CSV
+    value that does not parse is null, and its text is kept for the evaluation to name it
+    (:mod:`spark_udfs.validation`): one typo never stops the job.
 
     Raises:
         FileNotFoundError: Spark says the path does not exist (one line, Spark's words).
+        SchemaError: the table cannot be read at all (an empty directory, not Parquet, not
+            readable): one line naming the path and the problem.
     """
     from pyspark.errors import AnalysisException
 
+    from spark_udfs.validation import SOURCE_COLUMN, csv_checks
+
+    local = local_path(path)
+    if (
+        local is not None
+        and local.is_dir()
+        and not any(p for p in local.iterdir() if not p.name.startswith((".", "_")))
+    ):
+        msg = f"{path}: an empty directory, no table to read"
+        raise SchemaError(msg)
+    csv = _is_csv(path)
+    if not csv and local is not None:
+        _check_parquet_files(path, local)
     try:
-        if not _is_csv(path):
+        if not csv:
             frame = spark.read.parquet(path)
         else:
             raw = spark.read.option("header", "true").csv(path)
-            frame = raw.selectExpr(*csv_columns(raw.columns, columns))
+            checks = csv_checks(raw.columns, columns)
+            source = [f"_metadata.file_path AS {SOURCE_COLUMN}"] if checks else []
+            frame = raw.selectExpr(*csv_columns(raw.columns, columns), *checks, *source)
         frame.schema  # noqa: B018 - analyse now: over Spark Connect reading is lazy
     except AnalysisException as error:
-        if error.getCondition() != "PATH_NOT_FOUND":
-            raise
         message = str(error).strip().splitlines()[0]
-        msg = f"{path}: {message}"
-        raise FileNotFoundError(msg) from None
+        if error.getCondition() == "PATH_NOT_FOUND":
+            msg = f"{path}: {message}"
+            raise FileNotFoundError(msg) from None
+        msg = f"{path}: cannot read as {'CSV' if csv else 'Parquet'}: {message}"
+        raise SchemaError(msg) from None
+    except Exception as error:  # noqa: BLE001 - classic Spark raises the JVM's error type, Connect its own
+        msg = f"{path}: cannot read as {'CSV' if csv else 'Parquet'}: {first_line(error)}"
+        raise SchemaError(msg) from None
     return frame
+
+
+def first_line(error: BaseException) -> str:
+    """The line of an error's text that says what went wrong: Spark's error condition when there is one."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("An error occurred while calling")] or lines
+    named = next((line for line in lines if re.search(r"\[[A-Z][A-Z_.]+\]", line)), None)
+    return named or (lines[0] if lines else type(error).__name__)
+
+
+_PARQUET_MAGIC = b"PAR1"
+
+
+def _check_parquet_files(path: str, local: Path) -> None:
+    """Refuse a local file that is not Parquet before Spark logs a Java stack trace over it."""
+    files = [local] if local.is_file() else sorted(p for p in local.rglob("*") if p.is_file())
+    for file in files:
+        if file.name.startswith((".", "_")) or file.suffix.lower() in {".crc", ".csv"}:
+            continue
+        try:
+            with file.open("rb") as handle:
+                head = handle.read(4)
+                handle.seek(max(file.stat().st_size - 4, 0))
+                tail = handle.read(4)
+        except OSError as error:
+            msg = f"{path}: cannot read {file}: {error.strerror or error}"
+            raise SchemaError(msg) from None
+        if head != _PARQUET_MAGIC or tail != _PARQUET_MAGIC:
+            where = "" if file == local else f" ({file.relative_to(local)})"
+            msg = (
+                f"{path}: not a Parquet file{where}: it does not start and end with PAR1; "
+                "a CSV table must be a .csv file or a directory of .csv files"
+            )
+            raise SchemaError(msg)
+
+
+def _write(frame: DataFrame, target: str, *, replace: bool) -> None:
+    """Write ``frame`` as Parquet; without ``replace`` an existing ``target`` is refused (FileExistsError)."""
+    from pyspark.errors import AnalysisException
+
+    if replace:
+        frame.write.mode("overwrite").parquet(target)
+        return
+    try:
+        frame.write.mode("error").parquet(target)
+    except AnalysisException as error:
+        if error.getCondition() != "PATH_ALREADY_EXISTS":
+            raise
+        msg = f"{target} already holds an evaluation; choose another --out or remove it"
+        raise FileExistsError(msg) from None
 
 
 @contextlib.contextmanager
@@ -136,12 +210,16 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     rank_by: Sequence[str] = DEFAULT_RANK_BY,
     rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
     heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
+    replace: bool = True,
 ) -> Summary:
     """Evaluate, write ``out/evaluation`` (Parquet, through Spark: any URI) and the HTML report; returns the summary.
 
     The report is written by this process, to :func:`report_path` ``(out, report)``. With ``actual``
     (the recorded assignments), the strategy ``actual`` joins the evaluation and ``out/self_check``
     holds the range/roundrobin self-check.
+
+    Raises:
+        FileExistsError: ``out/evaluation`` exists and ``replace`` is False (``assignors evaluate``).
     """
     evaluation = evaluate_history(
         membership,
@@ -154,7 +232,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     )
     target = join_uri(out, "evaluation")
     with _progress(spark, where=progress):
-        evaluation.write.mode("overwrite").parquet(target)
+        _write(evaluation, target, replace=replace)
     checks = None
     if actual is not None:
         from spark_udfs.offsets import evaluate_actual
@@ -171,7 +249,14 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
             else "No weights table: load is counted in partitions."
         )
     )
-    summary = summarize(spark.read.parquet(target), membership, rank_by=rank_by, notes=[note], self_check=checks)
+    summary = summarize(
+        spark.read.parquet(target),
+        membership,
+        rank_by=rank_by,
+        notes=[note],
+        self_check=checks,
+        weights_given=weights is not None,
+    )
     html = report_path(out, report)
     html.parent.mkdir(parents=True, exist_ok=True)
     html.write_text(render_html(summary), encoding="utf-8")

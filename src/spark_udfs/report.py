@@ -21,12 +21,14 @@ from spark_udfs.summary import (
     MAX_POINTS,
     PERCENTS,
     DrillDown,
+    GroupBalance,
     GroupFigures,
     Quantiles,
     SelfCheckGroup,
     Summary,
     TimePoint,
     member_events,
+    recommended,
     render_text,
 )
 
@@ -42,6 +44,7 @@ _CASTS: dict[str, Any] = {"int": int, "float": float, "bool": bool, "str": str}
 
 __all__ = [
     "DrillDown",
+    "GroupBalance",
     "GroupFigures",
     "Quantiles",
     "SelfCheckGroup",
@@ -73,6 +76,8 @@ def summarize(  # noqa: PLR0913 - the report's options
     group_limit: int = 2000,
     notes: Sequence[str] = (),
     self_check: DataFrame | None = None,
+    weights_given: bool | None = None,
+    balance_limit: int = 200,
 ) -> Summary:
     """Aggregate the evaluation output on Spark and collect the small result.
 
@@ -80,11 +85,14 @@ def summarize(  # noqa: PLR0913 - the report's options
         evaluation: the output of ``evaluate_history``.
         membership: its input, for the drill-down's member timelines (omitted: none).
         rank_by: the figures of the score, in order (see :mod:`spark_udfs.ranking`).
-        top: how many groups the drill-down shows (the most pause cost over all strategies).
+        top: how many groups the drill-down shows: the most pause cost under the recommended strategy
+            (the cluster's own ``actual`` when the evaluation has it), never a sum over alternatives.
         group_limit: rows of the groups table (group x strategy, most pause cost first).
         notes: sentences shown under the report's title.
         self_check: the range/roundrobin self-check rows (``evaluate_actual``), for the match
             rate per group and the mismatches.
+        weights_given: whether a weights table was given (the report says so only then).
+        balance_limit: rows of the per-group balance table (the groups where the strategies differ most).
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as sf
@@ -106,6 +114,9 @@ def summarize(  # noqa: PLR0913 - the report's options
         .collect()
     )
     table, total = _group_table(ok, group_limit)
+    ranked = Summary(0, 0, [], strategies)
+    reference = "actual" if any(s.strategy == "actual" for s in strategies) else recommended(ranked)
+    balance, balance_count, worst = _balance_by_group(ok, balance_limit)
     return Summary(
         groups=int(counts["groups"]),
         snapshots=int(counts["snapshots"]),
@@ -116,9 +127,13 @@ def summarize(  # noqa: PLR0913 - the report's options
         distributions=_distributions(ok),
         group_table=table,
         group_count=total,
-        drilldown=_drilldown(ok, membership, top),
+        drilldown=_drilldown(ok, membership, top, reference),
         notes=list(notes),
         self_check=_self_check(self_check) if self_check is not None else [],
+        balance_by_group=balance,
+        balance_group_count=balance_count,
+        worst_balanced=worst,
+        weights_given=weights_given,
     )
 
 
@@ -265,13 +280,53 @@ def _group_table(ok: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:
     return table, int(total)
 
 
-def _drilldown(ok: DataFrame, membership: DataFrame | None, top: int) -> list[DrillDown]:
+def _balance_by_group(ok: DataFrame, limit: int) -> tuple[list[GroupBalance], int, dict[str, int]]:
+    """Per group, the strategy that leaves it worst balanced and the best one (groups where they differ).
+
+    Returns the ``limit`` groups where the strategies differ most, how many groups differ at all, and per
+    strategy how many groups it leaves worst balanced (ties to the strategy name, deterministically).
+    """
+    from pyspark.sql import functions as sf
+
+    per_strategy = (
+        ok.where(sf.col("strategy") != "actual").groupBy("group_id", "strategy").agg(sf.max("imbalance").alias("worst"))
+    )
+    by_group = (
+        per_strategy.groupBy("group_id")
+        .agg(
+            sf.max(sf.struct(sf.col("worst"), sf.col("strategy"))).alias("hi"),
+            sf.min(sf.struct(sf.col("worst"), sf.col("strategy"))).alias("lo"),
+        )
+        .where(sf.col("hi.worst") > sf.col("lo.worst"))
+        .select(
+            "group_id",
+            sf.col("hi.strategy").alias("worst_strategy"),
+            sf.col("hi.worst").alias("worst_imbalance"),
+            sf.col("lo.strategy").alias("best_strategy"),
+            sf.col("lo.worst").alias("best_imbalance"),
+        )
+        .cache()
+    )
+    counts = by_group.groupBy("worst_strategy").count().collect()
+    worst = {r["worst_strategy"]: int(r["count"]) for r in counts}
+    rows = (
+        by_group.orderBy(sf.desc(sf.col("worst_imbalance") - sf.col("best_imbalance")), "group_id")
+        .limit(limit)
+        .collect()
+    )
+    by_group.unpersist()
+    return [_record(GroupBalance, r) for r in rows], sum(worst.values()), worst
+
+
+def _drilldown(ok: DataFrame, membership: DataFrame | None, top: int, strategy: str | None = None) -> list[DrillDown]:
+    """The ``top`` groups with the most pause cost under ``strategy`` (None: the sum, for a lone strategy)."""
     from pyspark.sql import functions as sf
 
     if top <= 0:
         return []
+    measured = ok if strategy is None else ok.where(sf.col("strategy") == strategy)
     leaders = (
-        ok.groupBy("group_id")
+        measured.groupBy("group_id")
         .agg(sf.sum("pause_partition_seconds").alias("pause"))
         .orderBy(sf.desc("pause"), "group_id")
         .limit(top)
@@ -301,7 +356,11 @@ def _drilldown(ok: DataFrame, membership: DataFrame | None, top: int) -> list[Dr
         members = member_events([(r[0], r[1], r[2], r[3]) for r in rows])
     return [
         DrillDown(
-            r["group_id"], float(r["pause"] or 0.0), members.get(r["group_id"], {}), rebalances.get(r["group_id"], {})
+            r["group_id"],
+            float(r["pause"] or 0.0),
+            members.get(r["group_id"], {}),
+            rebalances.get(r["group_id"], {}),
+            strategy or "",
         )
         for r in leaders
     ]

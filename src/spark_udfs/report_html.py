@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spark_udfs.ranking import COLUMN_DEFINITIONS, RANK_KEYS
-from spark_udfs.summary import DISTRIBUTIONS, headline
+from spark_udfs.summary import ACTUAL, DISTRIBUTIONS, adoption, headline, recommended
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -197,13 +197,58 @@ def _ranking(summary: Summary) -> str:
     ]
     ranked = ", then ".join(summary.rank_by)
     definitions = "".join(f"<dt>{html.escape(c)}</dt><dd>{html.escape(COLUMN_DEFINITIONS[c])}</dd>" for c in columns)
-    unit = "weighted by the weights table" if summary.weighted else "in partitions (no weights table was given)"
+    if summary.weighted:
+        unit = "weighted by the weights table"
+    elif summary.weights_given:
+        unit = "in partitions: the weights table weighs none of the partitions evaluated"
+    else:
+        unit = "in partitions (no weights table was given)"
+    steps = "".join(
+        f"<dt>{html.escape(s.strategy)} ({html.escape(s.protocol)})</dt><dd>{html.escape(text)}</dd>"
+        for s in summary.strategies
+        if (text := adoption(s.strategy)) is not None
+    )
     return (
         f"<p>Score: <b>{html.escape(ranked)}</b> (lower is better); the score's columns are shaded. "
         f"Imbalance is {unit}. <code>--rank-by</code> chooses the score from: "
         f"{html.escape(', '.join(RANK_KEYS))}.</p>"
         + _table(header, rows, table_id="ranking-table", score=summary.rank_by)
         + f'<dl class="defs">{definitions}</dl>'
+        + (f'<h3 id="adopting">What adopting each strategy takes</h3><dl class="defs">{steps}</dl>' if steps else "")
+    )
+
+
+_BALANCE_HEADER = (
+    ("group", "the consumer group"),
+    ("worst balanced under", "the strategy that leaves this group worst balanced"),
+    ("its worst imbalance", "that strategy's worst max/mean load ratio in this group"),
+    ("best balanced under", "the strategy that leaves this group best balanced"),
+    ("best worst imbalance", "that strategy's worst max/mean load ratio in this group"),
+)
+
+
+def _balance(summary: Summary) -> str:
+    """Per group, the strategy that leaves it worst balanced: the global worst alone can hide one."""
+    if not summary.balance_by_group:
+        return "<p>Every strategy leaves every group equally balanced (the same worst max/mean load ratio).</p>"
+    counts = ", ".join(
+        f"{html.escape(name)} in {count:,}"
+        for name, count in sorted(summary.worst_balanced.items(), key=lambda item: (-item[1], item[0]))
+    )
+    rows = [
+        [g.group_id, g.worst_strategy, g.worst_imbalance, g.best_strategy, g.best_imbalance]
+        for g in summary.balance_by_group
+    ]
+    shown = len(rows)
+    more = (
+        f" The table shows the {shown:,} where the strategies differ most."
+        if summary.balance_group_count > shown
+        else ""
+    )
+    return (
+        f"<p>In {summary.balance_group_count:,} groups the strategies leave a different worst imbalance. "
+        f"The strategy that leaves a group worst balanced: {counts}.{more}</p>"
+        f'<div class="scroll">{_table(_BALANCE_HEADER, rows, table_id="balance-table")}</div>'
     )
 
 
@@ -286,7 +331,8 @@ _EVENTS = {"join": ("triangle-up", "#2ca02c"), "leave": ("x", "#d62728"), "resta
 
 
 def _group_section(group: DrillDown, charts: _Charts, styles: dict[str, dict[str, Any]]) -> str:
-    heading = f"{html.escape(group.group_id)}: {group.pause:,.0f} partition-seconds of pause over all strategies"
+    under = f"under {group.strategy}" if group.strategy else "in total"
+    heading = f"{html.escape(group.group_id)}: {group.pause:,.0f} partition-seconds of pause {html.escape(under)}"
     parts = [f'<section class="group"><h3>{heading}</h3>']
     if group.members:
         labels = {
@@ -460,8 +506,21 @@ def render_html(summary: Summary, *, title: str = "Kafka assignor evaluation") -
     )
     notes = "".join(f"<p>{html.escape(n)}</p>" for n in summary.notes)
     answer = headline(summary)
+    best = recommended(summary)
+    adopt = adoption(best) if best is not None else None
+    if adopt:
+        notes = f'<p id="adoption">{html.escape(adopt)}</p>' + notes
     if answer:
         notes = f'<p class="headline" id="headline">{html.escape(answer)}</p>' + notes
+    reference = next((g.strategy for g in summary.drilldown if g.strategy), "")
+    measured = (
+        " (the cluster's own assignments)"
+        if reference == ACTUAL
+        else " (the recommended strategy)"
+        if reference
+        else ""
+    )
+    drill_heading = f"Groups with the most pause cost{f' under {reference}' if reference else ''}{measured}"
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -477,11 +536,13 @@ def render_html(summary: Summary, *, title: str = "Kafka assignor evaluation") -
             notes,
             '<h2 id="ranking">Ranking</h2>',
             ranking,
+            '<h2 id="balance">Which strategy leaves each group worst balanced</h2>',
+            _balance(summary),
             '<h2 id="distributions">Distributions</h2>',
             distributions,
             '<h2 id="timeline">Over time</h2>',
             timeline,
-            '<h2 id="drilldown">Groups with the most pause cost</h2>',
+            f'<h2 id="drilldown">{html.escape(drill_heading)}</h2>',
             drilldown,
             '<h2 id="groups">Every group</h2>',
             _groups(summary),

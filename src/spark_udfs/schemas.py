@@ -122,7 +122,8 @@ def csv_columns(present: Sequence[str], columns: Sequence[tuple[str, str]]) -> l
 
     An ``array<string>`` column holds its items separated by ``;`` (empty: none); an absent
     optional column (``OPTIONAL_CSV_COLUMNS``) is null; an absent required column stays absent,
-    so that :func:`check_schema` reports it.
+    so that :func:`check_schema` reports it. A value that does not cast is null (``try_cast``):
+    :func:`spark_udfs.validation.csv_checks` keeps its text to name it.
     """
     expressions = []
     for name, kind in columns:
@@ -137,5 +138,6 @@ def csv_columns(present: Sequence[str], columns: Sequence[tuple[str, str]]) -> l
                 f" ELSE split({quoted}, ';') END AS {quoted}"
             )
         else:
-            expressions.append(f"CAST({quoted} AS {kind}) AS {quoted}")
+            # try_cast: a typo becomes null here and is named by spark_udfs.validation, never an ANSI cast error
+            expressions.append(f"try_cast({quoted} AS {kind}) AS {quoted}")
     return expressions

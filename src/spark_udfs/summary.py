@@ -15,20 +15,27 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = [
+    "ADOPTION",
     "DISTRIBUTIONS",
     "MAX_POINTS",
     "PERCENTS",
+    "SHOWN_ERROR_GROUPS",
     "DrillDown",
+    "GroupBalance",
     "GroupFigures",
     "Quantiles",
     "SelfCheckGroup",
     "Summary",
     "TimePoint",
+    "adoption",
     "headline",
     "member_events",
+    "recommended",
     "render_text",
 ]
 
+SHOWN_ERROR_GROUPS = 10
+"""The terminal summary names at most this many groups with input errors."""
 MAX_POINTS = 400
 """The timeline has at most this many points per strategy: snapshots are bucketed in time beyond it."""
 PERCENTS = tuple(p / 100 for p in range(101))
@@ -96,6 +103,21 @@ class GroupFigures:
 
 
 @dataclass(frozen=True, slots=True)
+class GroupBalance:
+    """One group's balance across the strategies: the one that leaves it worst balanced, and the best.
+
+    ``worst_imbalance`` and ``best_imbalance`` are the group's worst max/mean load ratio (over its
+    snapshots) under ``worst_strategy`` and ``best_strategy``; ties go to the strategy name.
+    """
+
+    group_id: str
+    worst_strategy: str
+    worst_imbalance: float
+    best_strategy: str
+    best_imbalance: float
+
+
+@dataclass(frozen=True, slots=True)
 class DrillDown:
     """One group with a high pause cost: who came and went, and what each strategy did.
 
@@ -109,6 +131,8 @@ class DrillDown:
     pause: float
     members: dict[str, list[tuple[dt.datetime, str]]]
     rebalances: dict[str, list[tuple[dt.datetime, int, int, float]]]
+    strategy: str = ""
+    """The strategy ``pause`` is measured under (the recommended one, or the cluster's own ``actual``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,10 +169,63 @@ class Summary:
     drilldown: list[DrillDown] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. the pause model's durations
     self_check: list[SelfCheckGroup] = field(default_factory=list)  # with recorded assignments only
+    balance_by_group: list[GroupBalance] = field(default_factory=list)  # where the choice matters most first
+    balance_group_count: int = 0  # groups whose worst imbalance differs between strategies
+    worst_balanced: dict[str, int] = field(default_factory=dict)  # strategy -> groups it leaves worst balanced
+    weights_given: bool | None = None  # None: unknown (a summary built by hand)
 
     @property
     def weighted(self) -> bool:
         return any(s.weighted for s in self.strategies)
+
+
+_CONSUMER_PROTOCOL_STEPS = (
+    "the consumer rebalance protocol (KIP-848): brokers on Apache Kafka 4.0 or later (where it is enabled by "
+    "default; group.coordinator.rebalance.protocols must include consumer), consumers on clients that implement "
+    "KIP-848 (the Java client 4.0 or later), and on every consumer group.protocol=consumer and "
+    "group.remote.assignor={setting} (partition.assignment.strategy, session.timeout.ms and "
+    "heartbeat.interval.ms no longer apply: the broker's group.consumer.* settings do). A classic group with "
+    "members converts online as its consumers are restarted with the new settings; an empty group converts "
+    "at once"
+)
+ADOPTION: dict[str, str] = {
+    "range": (
+        "partition.assignment.strategy=org.apache.kafka.clients.consumer.RangeAssignor on every consumer "
+        "(classic protocol, EAGER: every rebalance stops the whole group); from another eager assignor, one "
+        "rolling restart"
+    ),
+    "roundrobin": (
+        "partition.assignment.strategy=org.apache.kafka.clients.consumer.RoundRobinAssignor on every consumer "
+        "(classic protocol, EAGER: every rebalance stops the whole group); from another eager assignor, one "
+        "rolling restart"
+    ),
+    "sticky": (
+        "partition.assignment.strategy=org.apache.kafka.clients.consumer.StickyAssignor on every consumer "
+        "(classic protocol, EAGER: every rebalance stops the whole group); from another eager assignor, one "
+        "rolling restart"
+    ),
+    "cooperative-sticky": (
+        "partition.assignment.strategy=org.apache.kafka.clients.consumer.CooperativeStickyAssignor on every "
+        "consumer (classic protocol, COOPERATIVE, KIP-429; clients 2.4 or later). From an eager assignor it "
+        "takes two rolling restarts: first list both, the cooperative one first (e.g. "
+        "CooperativeStickyAssignor,RangeAssignor: the group stays EAGER while any member lists an eager "
+        "assignor), then, once every consumer runs that list, remove the eager assignor"
+    ),
+    "uniform": _CONSUMER_PROTOCOL_STEPS.format(setting="uniform (the broker's default)"),
+    "consumer-range": _CONSUMER_PROTOCOL_STEPS.format(setting="range (this report's consumer-range)"),
+}
+"""What adopting each strategy takes, in the clients' and brokers' settings."""
+
+
+def adoption(strategy: str) -> str | None:
+    """What adopting ``strategy`` takes (None for ``actual`` or an unknown name)."""
+    text = ADOPTION.get(strategy)
+    return None if text is None else f"Adopting {strategy} takes {text}."
+
+
+def recommended(summary: Summary) -> str | None:
+    """The recommended strategy: the best ranked replayed one (never the cluster's own ``actual``)."""
+    return next((s.strategy for s in summary.strategies if s.strategy != ACTUAL), None)
 
 
 def member_events(
@@ -264,6 +341,8 @@ def _number(value: float) -> str:
 def render_text(summary: Summary) -> str:
     """A short plain-text summary for the terminal: the ranking and the figures of its score."""
     answer = headline(summary)
+    best = recommended(summary)
+    adopt = adoption(best) if best is not None else None
     lines = [
         *([answer, ""] if answer else []),
         f"{summary.groups} groups, {summary.snapshots} snapshots, {len(summary.error_groups)} groups with input errors",
@@ -279,6 +358,26 @@ def render_text(summary: Summary) -> str:
             f"{position:<5}{s.strategy:<20}{_number(s.pause):>14}{s.imbalance:>11.2f}{s.moved:>9}{s.revoked:>9}"
             f"{s.topic_spread:>13}{s.invalid:>8}"
         )
+    if adopt:
+        lines += ["", adopt]
+    if summary.worst_balanced:
+        counts = ", ".join(
+            f"{name} {count}" for name, count in sorted(summary.worst_balanced.items(), key=lambda i: (-i[1], i[0]))
+        )
+        lines += [
+            "",
+            (
+                f"worst balanced: of {summary.balance_group_count} groups where the strategies' balance differs, "
+                f"the strategy that leaves each worst balanced: {counts}"
+            ),
+        ]
+    if summary.error_groups:
+        shown = summary.error_groups[:SHOWN_ERROR_GROUPS]
+        more = len(summary.error_groups) - len(shown)
+        lines += ["", f"groups with input errors ({len(summary.error_groups)}; first error of each):"]
+        lines += [f"  {'(null group_id)' if group is None else group}: {error}" for group, error in shown]
+        if more:
+            lines.append(f"  ... and {more} more (every group's error is in the report and the evaluation)")
     if summary.self_check:
         matched = sum(g.matched for g in summary.self_check)
         checked = sum(g.checked for g in summary.self_check)

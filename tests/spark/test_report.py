@@ -79,7 +79,8 @@ def test_distributions_drilldown_and_group_table(evaluation: tuple[DataFrame, Da
     spread = summary.distributions["range"]["load_spread"]  # per snapshot: 0 (a alone), then 4 - 2
     assert (spread.count, spread.cdf[0], spread.max) == (2, 0.0, 2.0)
     [group] = summary.drilldown
-    assert (group.group_id, group.pause) == ("g", 120.0)
+    # its pause under the recommended strategy (ties on the score, wins by name), not a sum over the alternatives
+    assert (group.group_id, group.pause, group.strategy) == ("g", 30.0, "cooperative-sticky")
     assert group.members == {"a": [(at(0), "join"), (at(1), "present")], "b": [(at(1), "join")]}
     assert group.rebalances["range"] == [(at(0), 0, 0, 0.0), (at(1), 2, 6, 30.0)]
     assert summary.group_count == 4

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from assignors._core.errors import InvalidSubscriptionError
+from assignors._core.limits import check_group_size
 from assignors._core.model import Assignment, Cluster, RebalanceProtocol, Subscription, unchecked_assignment
 from assignors._core.util import gc_paused
 
@@ -29,6 +30,7 @@ def validate_group(cluster: object, subscriptions: object) -> dict[Topic, int]:
     Raises:
         InvalidSubscriptionError: ``cluster`` is not a Cluster, ``subscriptions`` not a
             mapping of non-empty string member ids to Subscription objects.
+        GroupTooLargeError: more partitions or members than the ceiling (:func:`assignors.size_limits`).
     """
     if not isinstance(cluster, Cluster):
         msg = f"cluster must be an assignors.Cluster, got {type(cluster).__name__}"
@@ -55,6 +57,7 @@ def validate_group(cluster: object, subscriptions: object) -> dict[Topic, int]:
             partitions_per_topic[topic] = count
         elif logger.isEnabledFor(logging.DEBUG):
             logger.debug("skipping topic %r: the cluster has no partitions for it", topic)
+    check_group_size(sum(partitions_per_topic.values()), len(subscriptions))
     return partitions_per_topic
 
 

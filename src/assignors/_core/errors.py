@@ -10,7 +10,8 @@ builtin they refine, so code that already catches ``ValueError`` or
     │   ├── ConfigurationError                  a consumer's or an adapter's configuration (assignors, protocol)
     │   ├── EncodingError                       a value that does not fit Kafka's wire format (e.g. INT32)
     │   ├── ScenarioError                       a simulator scenario or snapshot document (JSON) that is not valid
-    │   └── SimulationError                     an event the simulated group cannot apply (unknown member, time)
+    │   ├── SimulationError                     an event the simulated group cannot apply (unknown member, time)
+    │   └── GroupTooLargeError                  more partitions or members than the configured ceiling
     ├── UnknownAssignorError (LookupError)      no assignor with that name
     ├── ProtocolError (ValueError)              bytes that do not decode as Kafka's wire format
     ├── InconsistentGroupProtocolError (ValueError)  members that share no assignor
@@ -28,6 +29,7 @@ __all__ = [
     "ConfigurationError",
     "CooperativeViolationError",
     "EncodingError",
+    "GroupTooLargeError",
     "InconsistentGroupProtocolError",
     "InvalidSubscriptionError",
     "ProtocolError",
@@ -74,6 +76,24 @@ class ScenarioError(InvalidSubscriptionError):
 class SimulationError(InvalidSubscriptionError):
     """An event the simulated group cannot apply: an unknown or duplicate member, a time before the
     simulator's clock, a topic that shrinks."""
+
+
+class GroupTooLargeError(InvalidSubscriptionError):
+    """A group with more partitions or members than the ceiling (:func:`assignors.set_size_limits`, or the
+    ``ASSIGNORS_MAX_PARTITIONS`` and ``ASSIGNORS_MAX_MEMBERS`` environment variables), refused before anything
+    is allocated for it; a typo in a partition count never turns into minutes of work and a ``MemoryError``.
+
+    Attributes:
+        what: ``"partitions"`` or ``"members"``.
+        count: how many the group has.
+        limit: the ceiling in force.
+    """
+
+    def __init__(self, message: str, *, what: str, count: int, limit: int) -> None:
+        super().__init__(message)
+        self.what = what
+        self.count = count
+        self.limit = limit
 
 
 class UsageError(AssignorError, ValueError):

@@ -64,6 +64,8 @@ class DumpEntry:
     offset: int | None
     where: str
     error: str | None = None
+    line: int | None = None
+    """The dump's line where the record starts (1-based), when known."""
 
 
 def read_dump_log(lines: Iterable[str]) -> Iterator[DumpEntry]:
@@ -85,36 +87,41 @@ def read_dump_log(lines: Iterable[str]) -> Iterator[DumpEntry]:
             value = None if rest == "<DELETE>" else _DECODER.raw_decode(rest)[0]
             record = record_from_json(key, value, where)
         except json.JSONDecodeError as error:
-            yield DumpEntry(None, timestamp, offset, where, f"{where}: invalid JSON at column {error.pos}: {error.msg}")
+            problem = f"{where}: invalid JSON at column {error.pos}: {error.msg}"
+            yield DumpEntry(None, timestamp, offset, where, problem, number)
         except AssignorError as error:
-            yield DumpEntry(None, timestamp, offset, where, str(error))
+            yield DumpEntry(None, timestamp, offset, where, str(error), number)
         else:
-            yield DumpEntry(record, timestamp, offset, where)
+            yield DumpEntry(record, timestamp, offset, where, None, number)
 
 
 def read_formatter_output(text: str) -> Iterator[DumpEntry]:
     """The records of ``GroupMetadataMessageFormatter`` output: concatenated JSON objects, no timestamps."""
     position, count = 0, 0
+    line, counted = 1, 0  # the line of ``position``, counted incrementally up to ``counted``
     while True:
         while position < len(text) and text[position].isspace():
             position += 1
         if position >= len(text):
             return
         count += 1
+        line += text.count("\n", counted, position)
+        counted = position
         where = f"object {count} at character {position}"
         try:
             entry, position = _DECODER.raw_decode(text, position)
         except json.JSONDecodeError as error:
-            yield DumpEntry(None, None, None, where, f"{where}: invalid JSON at character {error.pos}: {error.msg}")
+            problem = f"{where}: invalid JSON at character {error.pos}: {error.msg}"
+            yield DumpEntry(None, None, None, where, problem, line)
             return
         try:
             if not isinstance(entry, dict) or not isinstance(entry.get("key"), dict):
                 _fail(where, "not an object with a 'key' object")
             record = record_from_json(entry["key"], entry.get("value"), where)
         except AssignorError as error:
-            yield DumpEntry(None, None, None, where, str(error))
+            yield DumpEntry(None, None, None, where, str(error), line)
         else:
-            yield DumpEntry(record, None, None, where)
+            yield DumpEntry(record, None, None, where, None, line)
 
 
 def _fail(where: str, message: str) -> Any:

@@ -1,0 +1,169 @@
+"""The report tells the whole decision: what adopting a strategy takes, which strategy leaves each group worst
+balanced, pause per group under one strategy (never a sum over alternatives), the weights sentence only with weights.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from spark_udfs.ranking import StrategySummary
+from spark_udfs.report import summarize
+from spark_udfs.report_html import render_html
+from spark_udfs.schemas import OUTPUT_COLUMNS, ddl
+from spark_udfs.summary import ADOPTION, DrillDown, GroupBalance, Summary, adoption, render_text
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive (UTC session)
+
+
+def strategy(name: str, protocol: str, pause: float, *, weighted: bool = False) -> StrategySummary:
+    return StrategySummary(name, protocol, 1, pause, 1.0, 0, 0, 0, 0, 0, 1, 0, 0.0, weighted)
+
+
+RANKED = [strategy("uniform", "CONSUMER", 10.0), strategy("cooperative-sticky", "COOPERATIVE", 20.0)]
+
+
+def test_every_strategy_says_what_adopting_it_takes() -> None:
+    assert sorted(ADOPTION) == ["consumer-range", "cooperative-sticky", "range", "roundrobin", "sticky", "uniform"]
+    assert adoption("actual") is None
+    uniform, ranged = adoption("uniform"), adoption("consumer-range")
+    assert uniform is not None
+    assert ranged is not None
+    for text in (uniform, ranged):
+        assert "brokers on Apache Kafka 4.0 or later" in text
+        assert "KIP-848" in text
+        assert "group.protocol=consumer" in text
+    assert "group.remote.assignor=uniform (the broker's default)" in uniform
+    assert "group.remote.assignor=range (this report's consumer-range)" in ranged
+    assert "consumer-range" not in uniform
+    assert adoption("cooperative-sticky") == (
+        "Adopting cooperative-sticky takes partition.assignment.strategy="
+        "org.apache.kafka.clients.consumer.CooperativeStickyAssignor on every consumer (classic protocol, "
+        "COOPERATIVE, KIP-429; clients 2.4 or later). From an eager assignor it takes two rolling restarts: first "
+        "list both, the cooperative one first (e.g. CooperativeStickyAssignor,RangeAssignor: the group stays EAGER "
+        "while any member lists an eager assignor), then, once every consumer runs that list, remove the eager "
+        "assignor."
+    )
+
+
+def test_the_terminal_and_the_page_say_what_adopting_the_recommended_strategy_takes() -> None:
+    summary = Summary(2, 4, [], RANKED)
+    text = render_text(summary)
+    assert text.splitlines()[0].startswith("Recommended: uniform (CONSUMER).")
+    assert adoption("uniform") in text.splitlines()
+    page = render_html(summary)
+    assert f'<p id="adoption">{html.escape(adoption("uniform") or "")}</p>' in page
+    assert '<h3 id="adopting">What adopting each strategy takes</h3>' in page
+    assert "<dt>cooperative-sticky (COOPERATIVE)</dt><dd>Adopting cooperative-sticky takes " in page
+
+
+@pytest.mark.parametrize(
+    ("weights_given", "weighted", "said", "not_said"),
+    [
+        (False, False, "Imbalance is in partitions (no weights table was given).", "weights table weighs"),
+        (True, True, "Imbalance is weighted by the weights table.", "no weights table was given"),
+        (
+            True,
+            False,
+            "Imbalance is in partitions: the weights table weighs none of the partitions evaluated.",
+            "no weights table was given",
+        ),
+    ],
+)
+def test_the_weights_sentence_only_when_weights_were_given(
+    *, weights_given: bool, weighted: bool, said: str, not_said: str
+) -> None:
+    ranked = [strategy("uniform", "CONSUMER", 10.0, weighted=weighted)]
+    page = render_html(Summary(1, 1, [], ranked, weights_given=weights_given))
+    assert said in page
+    assert not_said not in page
+
+
+def test_per_group_balance_and_the_drilldown_heading_are_rendered() -> None:
+    balance = [GroupBalance("g1", "range", 1.5, "uniform", 1.0), GroupBalance("g2", "uniform", 1.25, "range", 1.0)]
+    drill = [DrillDown("g2", 50.0, {}, {"uniform": [(T0, 1, 1, 50.0)]}, "uniform")]
+    summary = Summary(
+        3,
+        3,
+        [],
+        RANKED,
+        drilldown=drill,
+        balance_by_group=balance,
+        balance_group_count=2,
+        worst_balanced={"range": 1, "uniform": 1},
+    )
+    text = render_text(summary)
+    assert (
+        "worst balanced: of 2 groups where the strategies' balance differs, the strategy that leaves each worst "
+        "balanced: range 1, uniform 1"
+    ) in text.splitlines()
+    page = render_html(summary)
+    assert '<h2 id="balance">Which strategy leaves each group worst balanced</h2>' in page
+    assert "The strategy that leaves a group worst balanced: range in 1, uniform in 1." in page
+    assert 'id="balance-table"' in page
+    assert '<h2 id="drilldown">Groups with the most pause cost under uniform (the recommended strategy)</h2>' in page
+    assert "<h3>g2: 50 partition-seconds of pause under uniform</h3>" in page
+    assert "over all strategies" not in page
+
+
+def row(group: str, name: str, protocol: str, *, max_load: int, pause: float) -> dict[str, Any]:
+    values: dict[str, Any] = dict.fromkeys(column for column, _ in OUTPUT_COLUMNS)
+    values.update(
+        group_id=group,
+        snapshot_ts=T0,
+        strategy=name,
+        protocol=protocol,
+        generation=1,
+        rebalanced=True,
+        members=2,
+        partitions=4,
+        assigned=4,
+        min_load=4 - max_load,
+        max_load=max_load,
+        load_spread=2 * max_load - 4,
+        load_stddev=0.0,
+        moved=0,
+        orphaned=0,
+        revoked=0,
+        rounds=1,
+        valid=True,
+        assign_ms=0.0,
+        topic_spread=0,
+        topic_spread_sum=0,
+        pause_partition_seconds=pause,
+    )
+    return values
+
+
+def test_summarize_names_the_worst_balancing_strategy_per_group_and_no_sum_of_alternatives(
+    spark: SparkSession,
+) -> None:
+    """range leaves g1 at 3 of 4 partitions on one of two members (1.5x), uniform g2; g3 ties; the drill-down
+    is the recommended strategy's pause per group (uniform: 60 in all against range's 100)."""
+    rows = [
+        row("g1", "range", "EAGER", max_load=3, pause=100.0),
+        row("g1", "uniform", "CONSUMER", max_load=2, pause=10.0),
+        row("g2", "range", "EAGER", max_load=2, pause=0.0),
+        row("g2", "uniform", "CONSUMER", max_load=3, pause=50.0),
+        row("g3", "range", "EAGER", max_load=2, pause=0.0),
+        row("g3", "uniform", "CONSUMER", max_load=2, pause=0.0),
+    ]
+    frame = spark.createDataFrame([tuple(r[c] for c, _ in OUTPUT_COLUMNS) for r in rows], ddl(OUTPUT_COLUMNS))
+    summary = summarize(frame, top=2)
+    assert [s.strategy for s in summary.strategies] == ["uniform", "range"]
+    assert summary.balance_by_group == [
+        GroupBalance("g1", "range", 1.5, "uniform", 1.0),
+        GroupBalance("g2", "uniform", 1.5, "range", 1.0),
+    ]
+    assert summary.balance_group_count == 2
+    assert summary.worst_balanced == {"range": 1, "uniform": 1}
+    assert [(g.group_id, g.pause, g.strategy) for g in summary.drilldown] == [
+        ("g2", 50.0, "uniform"),
+        ("g1", 10.0, "uniform"),
+    ]
