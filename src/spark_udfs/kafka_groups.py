@@ -188,6 +188,23 @@ def _described(admin: Any, group: str) -> Any:
     return admin.describe_consumer_groups([group], request_timeout=10)[group].result(15)
 
 
+def _agrees(description: Any, ids: Mapping[str, str], held: Mapping[str, set[Partition]], *, target: bool) -> bool:
+    """The broker describes the group Stable, with exactly these members, each assigned (and targeted) what it holds."""
+    if str(getattr(description.state, "name", description.state)).upper() != "STABLE":
+        return False
+    by_id = {d.member_id: d for d in description.members}
+    if set(by_id) != set(ids.values()):
+        return False
+    for name, member_id in ids.items():
+        found, mine = by_id[member_id], _text(held[name])
+        if _text((tp.topic, tp.partition) for tp in found.assignment.topic_partitions) != mine:
+            return False
+        goal = found.target_assignment
+        if target and (goal is None or _text((tp.topic, tp.partition) for tp in goal.topic_partitions) != mine):
+            return False
+    return True
+
+
 def settle(  # noqa: PLR0913 - what the steady state is checked against
     admin: Any,
     group: str,
@@ -209,34 +226,15 @@ def settle(  # noqa: PLR0913 - what the steady state is checked against
     def steady() -> Observation | None:
         held = {m.name: m.holdings() for m in live}
         ids = {m.name: m.member_id for m in live}
-        if any(i is None for i in ids.values()):
-            return None
-        wanted = {(t, p) for m in live for t in m.spec.topics for p in range(partitions[t])}
-        every = [tp for h in held.values() for tp in h]
-        if sorted(every) != sorted(wanted):
+        wanted = sorted({(t, p) for m in live for t in m.spec.topics for p in range(partitions[t])})
+        if any(i is None for i in ids.values()) or sorted(tp for h in held.values() for tp in h) != wanted:
             return None
         if time.time() - max((m.last_event_at() for m in live), default=0.0) < SETTLE_QUIET_S:
             return None
-        description = _described(admin, group)
-        if str(getattr(description.state, "name", description.state)).upper() != "STABLE":
+        known = {name: member_id or "" for name, member_id in ids.items()}
+        if not _agrees(_described(admin, group), known, held, target=consumer_protocol):
             return None
-        by_id = {d.member_id: d for d in description.members}
-        observed: Observation = {}
-        for member in live:
-            found = by_id.get(ids[member.name] or "")
-            if found is None:
-                return None
-            mine = _text(held[member.name])
-            if _text((tp.topic, tp.partition) for tp in found.assignment.topic_partitions) != mine:
-                return None
-            if consumer_protocol:
-                target = found.target_assignment
-                if target is None or _text((tp.topic, tp.partition) for tp in target.topic_partitions) != mine:
-                    return None
-            observed[ids[member.name] or ""] = mine
-        if set(by_id) != set(observed):
-            return None
-        return observed
+        return {known[name]: _text(held[name]) for name in sorted(known)}
 
     result: Observation = wait_for(steady, timeout, f"group {group!r} to settle")
     return result
@@ -265,10 +263,7 @@ class _Member:
         return [line.split() for line in new.splitlines() if line.strip()]
 
 
-def _run_confluent(member: _Member) -> None:
-    from confluent_kafka import Consumer
-
-    args = member.args
+def _confluent_config(args: argparse.Namespace) -> dict[str, Any]:
     config: dict[str, Any] = {
         "bootstrap.servers": args.bootstrap_servers,
         "group.id": args.group,
@@ -277,14 +272,19 @@ def _run_confluent(member: _Member) -> None:
         "log_level": 3,
     }
     if args.remote_assignor:
-        config |= {"group.protocol": "consumer", "group.remote.assignor": args.remote_assignor}
-    else:
-        config |= {
-            "partition.assignment.strategy": args.strategy or "range",
-            "session.timeout.ms": args.session_timeout_ms,
-            "heartbeat.interval.ms": 500,
-        }
-    consumer = Consumer(config)
+        return config | {"group.protocol": "consumer", "group.remote.assignor": args.remote_assignor}
+    return config | {
+        "partition.assignment.strategy": args.strategy or "range",
+        "session.timeout.ms": args.session_timeout_ms,
+        "heartbeat.interval.ms": 500,
+    }
+
+
+def _run_confluent(member: _Member) -> None:
+    from confluent_kafka import Consumer
+
+    args = member.args
+    consumer = Consumer(_confluent_config(args))
 
     def extra() -> dict[str, Any]:
         return {"member_id": consumer.memberid()}
@@ -308,8 +308,9 @@ def _run_confluent(member: _Member) -> None:
                 if command[0] == "subscribe":
                     subscribe(command[1].split(","))
             message = consumer.poll(POLL_S)
-            if message is not None and message.error() is not None and message.error().fatal():
-                raise RuntimeError(str(message.error()))
+            error = message.error() if message is not None else None
+            if error is not None and error.fatal():
+                raise RuntimeError(str(error))
     finally:
         consumer.close()
         member.emit("closed")
