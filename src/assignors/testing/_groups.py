@@ -1,6 +1,6 @@
 """Real consumer groups on a real broker: each member its own process, its rebalance listener's calls as JSON lines.
 
-Used by the real-broker tests and ``make kafka-demo``. A member is ``python -m spark_udfs.kafka_groups`` with one
+Used by the real-broker tests and ``make kafka-demo``. A member is ``python -m assignors.testing._groups`` with one
 client (confluent-kafka, kafka-python, aiokafka) in one group; it prints one JSON line per listener call
 (``assigned``, ``revoked``, ``lost``) with its member id and, where the client tells, its generation. The parent
 (:class:`MemberProcess`) reads them back, tells the member to change its subscription through a control file,
@@ -11,11 +11,11 @@ when its session times out).
   aiokafka with this project's assignors through :mod:`assignors.kafka_python` and :mod:`assignors.aiokafka`.
 - KIP-848 members: confluent-kafka with ``group.protocol=consumer`` and ``group.remote.assignor``.
 
-:func:`settle` waits until the broker's view (Admin ``describe_consumer_groups``: the members, each one's
+:func:`settle_group` waits until the broker's view (Admin ``describe_consumer_groups``: the members, each one's
 assignment and, for consumer-protocol groups, its target) agrees with what the members hold, and returns that
 agreement: the group's steady state as the clients observed it.
 
-The clients are imported only in the member processes and by :func:`settle` (confluent-kafka's Admin).
+The clients are imported only in the member processes and by :func:`settle_group` (confluent-kafka's Admin).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 
 from assignors.testing._process import Process, start
 
-__all__ = ["CLIENTS", "MemberProcess", "MemberSpec", "Observation", "settle", "wait_for"]
+__all__ = ["CLIENTS", "MemberProcess", "MemberSpec", "Observation", "settle_group", "wait_for"]
 
 CLIENTS = ("confluent", "kafka-python", "aiokafka")
 POLL_S = 0.2
@@ -64,7 +64,7 @@ class MemberSpec:
         args = [
             sys.executable,
             "-m",
-            "spark_udfs.kafka_groups",
+            "assignors.testing._groups",
             "--bootstrap-servers",
             bootstrap,
             "--client",
@@ -95,7 +95,12 @@ class MemberProcess:
     process: Process
     control: Path
     events: list[dict[str, Any]] = field(default_factory=list)
+    topics: tuple[str, ...] = ()
+    """The topics it subscribes to now (its spec's, until :meth:`subscribe`)."""
     _read: int = 0
+
+    def __post_init__(self) -> None:
+        self.topics = self.topics or self.spec.topics
 
     @classmethod
     def launch(cls, spec: MemberSpec, bootstrap: str, work_dir: Path) -> MemberProcess:
@@ -152,6 +157,7 @@ class MemberProcess:
         """Ask the member to change its subscription (it reads the control file between polls)."""
         with self.control.open("a", encoding="utf-8") as out:
             out.write("subscribe " + ",".join(topics) + "\n")
+        self.topics = tuple(topics)
 
     def leave(self, timeout: float = 60.0) -> None:
         """SIGTERM: the member closes its consumer, which leaves the group."""
@@ -205,7 +211,7 @@ def _agrees(description: Any, ids: Mapping[str, str], held: Mapping[str, set[Par
     return True
 
 
-def settle(  # noqa: PLR0913 - what the steady state is checked against
+def settle_group(  # noqa: PLR0913 - what the steady state is checked against
     admin: Any,
     group: str,
     members: Sequence[MemberProcess],
@@ -226,7 +232,7 @@ def settle(  # noqa: PLR0913 - what the steady state is checked against
     def steady() -> Observation | None:
         held = {m.name: m.holdings() for m in live}
         ids = {m.name: m.member_id for m in live}
-        wanted = sorted({(t, p) for m in live for t in m.spec.topics for p in range(partitions[t])})
+        wanted = sorted({(t, p) for m in live for t in m.topics for p in range(partitions[t])})
         if any(i is None for i in ids.values()) or sorted(tp for h in held.values() for tp in h) != wanted:
             return None
         if time.time() - max((m.last_event_at() for m in live), default=0.0) < SETTLE_QUIET_S:
@@ -406,7 +412,7 @@ async def _run_aiokafka(member: _Member) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """One member: consume until SIGTERM, printing each listener call as a JSON line."""
-    parser = argparse.ArgumentParser(prog="python -m spark_udfs.kafka_groups", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m assignors.testing._groups", description=main.__doc__)
     parser.add_argument("--bootstrap-servers", required=True)
     parser.add_argument("--client", choices=CLIENTS, required=True)
     parser.add_argument("--group", required=True)
