@@ -34,8 +34,8 @@ import pytest
 from assignors.cli import main
 from assignors.offsets_topic import GroupMetadata, MemberMetadata, OffsetCommit, Record, encode_record
 from assignors.testing import KafkaBroker
-from kafka_jvm import classpath
 from assignors.testing._groups import MemberProcess, MemberSpec, Observation, settle_group
+from kafka_jvm import classpath
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]
 

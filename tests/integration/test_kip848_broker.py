@@ -30,8 +30,8 @@ import pytest
 from assignors import Cluster, Subscription, TopicPartition, parse_topic_partition
 from assignors.consumer_group import MemberAssignmentState, MemberState, next_member_state, server_assignor
 from assignors.testing import KafkaBroker
-from kafka_jvm import classpath
 from assignors.testing._groups import MemberProcess, MemberSpec, settle_group
+from kafka_jvm import classpath
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]
 
@@ -51,6 +51,7 @@ STEPS: list[tuple[str, ...]] = [  # (action, member or topic, topics or count)
 ]
 
 Target = dict[str, list[str]]
+SERVER_STRATEGY = {"uniform": "uniform", "range": "consumer-range"}  # group.remote.assignor -> our strategy
 
 
 @dataclass
@@ -68,7 +69,7 @@ def _assign(assignor: str, counts: Mapping[str, int], subs: Mapping[str, tuple[s
         m: Subscription(list(t), owned_partitions=[parse_topic_partition(p) for p in prev.get(m, [])])
         for m, t in subs.items()
     }
-    result = server_assignor(assignor).assign(Cluster(dict(counts)), subscriptions)
+    result = server_assignor(SERVER_STRATEGY[assignor]).assign(Cluster(dict(counts)), subscriptions)
     return {m: sorted(str(tp) for tp in a.partitions) for m, a in result.items()}
 
 
@@ -169,6 +170,21 @@ def _observed(events: list[dict[str, Any]]) -> tuple[set[str], set[str], bool]:
     return revoked, assigned, bool(times) and (not new or max(times) < min(new))
 
 
+CHANGE_TIMEOUT_S = 20.0
+
+
+def _settled(admin: Any, group: str, live: list[MemberProcess], counts: dict[str, int], previous: Target) -> Target:
+    """The steady state after a step; a step that keeps every member (a subscription change, partitions added)
+    is waited for until the target differs from the previous one (the old state is steady too until the broker
+    has seen the change), for at most :data:`CHANGE_TIMEOUT_S`."""
+    deadline = time.monotonic() + CHANGE_TIMEOUT_S
+    while True:
+        observed: Target = settle_group(admin, group, live, counts, consumer_protocol=True)
+        if observed != previous or time.monotonic() > deadline:
+            return observed
+        time.sleep(0.5)
+
+
 def _drive(broker: KafkaBroker, assignor: str, work: Path) -> list[Step]:
     from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic  # type: ignore[attr-defined]
 
@@ -198,9 +214,7 @@ def _drive(broker: KafkaBroker, assignor: str, work: Path) -> list[Step]:
                 for future in admin.create_partitions([NewPartitions(who + suffix, int(what))]).values():
                     future.result(60)
             live = list(members.values())
-            observed = settle_group(
-                admin, group, live, {t + suffix: n for t, n in counts.items()}, consumer_protocol=True
-            )
+            observed = _settled(admin, group, live, {t + suffix: n for t, n in counts.items()}, previous)
             ended = time.time()
             by_id = {m.member_id or "": m for m in live}
             steps.append(
@@ -225,10 +239,20 @@ def _strip(event: dict[str, Any], suffix: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, list[Step]]]:
-    with KafkaBroker(classpath=classpath()) as broker:
-        work = tmp_path_factory.mktemp("kip848")
-        yield {assignor: _drive(broker, assignor, work) for assignor in ("uniform", "range")}
+def broker() -> Iterator[KafkaBroker]:
+    with KafkaBroker(classpath=classpath()) as running:
+        yield running
+
+
+_RUNS: dict[str, list[Step]] = {}
+
+
+@pytest.fixture
+def runs(broker: KafkaBroker, tmp_path_factory: pytest.TempPathFactory, assignor: str) -> dict[str, list[Step]]:
+    """The group of ``assignor`` driven through :data:`STEPS` once per module, on the module's broker."""
+    if assignor not in _RUNS:
+        _RUNS[assignor] = _drive(broker, assignor, tmp_path_factory.mktemp(f"kip848-{assignor}"))
+    return _RUNS
 
 
 @pytest.mark.parametrize("assignor", ["uniform", "range"])

@@ -223,9 +223,9 @@ def settle_group(  # noqa: PLR0913 - what the steady state is checked against
     """Wait for the group's steady state and return it as the clients hold it.
 
     Steady: every partition of the topics the live members subscribe to (``partitions`` gives each topic's count)
-    is held by exactly one of them; the broker describes the group as Stable with exactly these members, each
-    with the assignment it holds (and, for a consumer-protocol group, a target equal to it); and no listener call
-    came for :data:`SETTLE_QUIET_S`.
+    is held by exactly one of them, each holding only topics it subscribes to now; the broker describes the group
+    as Stable with exactly these members, each with the assignment it holds (and, for a consumer-protocol group, a
+    target equal to it); and no listener call came for :data:`SETTLE_QUIET_S`.
     """
     live = [m for m in members if m.alive()]
 
@@ -235,6 +235,8 @@ def settle_group(  # noqa: PLR0913 - what the steady state is checked against
         wanted = sorted({(t, p) for m in live for t in m.topics for p in range(partitions[t])})
         if any(i is None for i in ids.values()) or sorted(tp for h in held.values() for tp in h) != wanted:
             return None
+        if any(topic not in m.topics for m in live for topic, _ in held[m.name]):
+            return None  # a subscription change not reconciled yet
         if time.time() - max((m.last_event_at() for m in live), default=0.0) < SETTLE_QUIET_S:
             return None
         known = {name: member_id or "" for name, member_id in ids.items()}
