@@ -183,6 +183,7 @@ def test_every_record_the_coordinator_wrote_decodes(collected: Collected) -> Non
         "ConsumerGroupRecordTombstone",
     }, printed
     assert int(decoded["OffsetCommit"]) == len(COMMITTED)
+    sys.stdout.write(f"\nrecords decoded from Kafka 4.4.0's __consumer_offsets: {decoded}\n")  # the docs' figure
     assert "has no name in the records" not in printed
     assert {p.split("-")[0] for row in collected.actual for p in row["assigned"]} == set(SUBSCRIBED)
     # every partition was assigned at some point, so the lower bounds are the counts
