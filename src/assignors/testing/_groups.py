@@ -38,6 +38,7 @@ __all__ = ["CLIENTS", "MemberProcess", "MemberSpec", "Observation", "settle_grou
 
 CLIENTS = ("confluent", "kafka-python", "aiokafka")
 POLL_S = 0.2
+METADATA_TIMEOUT_S = 30.0
 SETTLE_QUIET_S = 1.0
 """A steady state must hold this long with no listener call in between."""
 
@@ -324,6 +325,23 @@ def _run_confluent(member: _Member) -> None:
         member.emit("closed")
 
 
+def _known_to(consumer: Any, topics: Sequence[str], timeout: float = METADATA_TIMEOUT_S) -> None:
+    """Wait until kafka-python's metadata names every partition of ``topics``.
+
+    kafka-python sends its first JoinGroup without waiting for metadata of the topics it subscribes to (only a
+    pattern subscription waits, KAFKA-3949; aiokafka waits for any). A leader that knows no partition of a topic
+    yet assigns none of it, as Kafka's ``AbstractPartitionAssignor`` skips a topic without metadata, and rejoins
+    when the metadata arrives: the broker then records a generation with nothing of that topic assigned, which
+    no replay with the topic's real partition count reproduces. Members of these tests start knowing their topics.
+    """
+    deadline = time.monotonic() + timeout
+    while not all(consumer.partitions_for_topic(topic) for topic in topics):
+        if time.monotonic() > deadline:
+            msg = f"kafka-python's metadata named no partitions of {', '.join(topics)} within {timeout:.0f} s"
+            raise TimeoutError(msg)
+        time.sleep(0.1)
+
+
 def _run_kafka_python(member: _Member) -> None:
     from kafka import ConsumerRebalanceListener, KafkaConsumer
 
@@ -354,12 +372,16 @@ def _run_kafka_python(member: _Member) -> None:
         def on_partitions_lost(self, lost: Any) -> None:
             member.emit("lost", lost, **extra())
 
-    consumer.subscribe(args.topics.split(","), listener=Listener())
+    def subscribe(topics: list[str]) -> None:
+        _known_to(consumer, topics)
+        consumer.subscribe(topics, listener=Listener())
+
+    subscribe(args.topics.split(","))
     try:
         while not member.stop:
             for command in member.commands():
                 if command[0] == "subscribe":
-                    consumer.subscribe(command[1].split(","), listener=Listener())
+                    subscribe(command[1].split(","))
             consumer.poll(timeout_ms=int(POLL_S * 1000))
     finally:
         consumer.close(autocommit=False)
