@@ -25,6 +25,7 @@ also when a step fails.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -59,7 +60,8 @@ STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 SESSION_TIMEOUT_MS = 3000
 """How soon the broker notices a crashed member (classic: the member's session; KIP-848: the broker's setting)."""
 SETTLE_TIMEOUT_S = 60.0
-COMMAND_TIMEOUT_S = 300.0
+COMMAND_TIMEOUT_S = 900.0
+"""``collect`` and ``evaluate`` each (Spark's start-up and jobs take well under a minute on an idle machine)."""
 
 
 @dataclass
@@ -97,26 +99,38 @@ def _classpath(listing: str | None) -> list[str] | None:
 
 
 def _run(argv: list[str], what: str, timeout: float = COMMAND_TIMEOUT_S) -> str:
-    """Run one ``assignors`` command, echoing it and its output; fail with its output when it fails."""
+    """Run one ``assignors`` command in its own session, echoing it and its output; fail with its output.
+
+    On the timeout its whole process group is killed (``evaluate``'s Spark JVM with it).
+    """
     shown = " ".join(argv)
     _say(f"\n$ {shown}")
+    process = subprocess.Popen(  # noqa: S603 - this interpreter and fixed arguments
+        [sys.executable, "-m", "assignors", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
-        done = subprocess.run(  # noqa: S603 - this interpreter and fixed arguments
-            [sys.executable, "-m", "assignors", *argv],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
         msg = f"{what} did not finish within {timeout:.0f} s: {shown}"
         raise RuntimeError(msg) from None
-    sys.stdout.write(done.stdout)
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+    sys.stdout.write(stdout)
     sys.stdout.flush()
-    if done.returncode != 0:
-        msg = f"{what} failed (exit {done.returncode}): {shown}\n{done.stderr[-4000:]}"
+    if process.returncode != 0:
+        msg = f"{what} failed (exit {process.returncode}): {shown}\n{stderr[-4000:]}"
         raise RuntimeError(msg)
-    return done.stdout
+    return stdout
 
 
 def _what(kind: str, names: tuple[str, ...]) -> str:

@@ -51,7 +51,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     command = ["make", "--no-print-directory", "-o", f"{venv}/.installed-test", "-o", "jvm", "kafka-demo"]
     command += [f"VENV={venv}", f"KAFKA_VERSION={kafka_version()}", f"KAFKA_DEMO_OUT={out}"]
     done = subprocess.run(  # noqa: S603 - make, fixed arguments
-        command, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False, env={**os.environ}
+        command, cwd=ROOT, capture_output=True, text=True, timeout=2400, check=False, env={**os.environ}
     )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-6000:]
     found = re.search(r"answers on (127\.0\.0\.1:\d+)", done.stdout)
