@@ -223,6 +223,7 @@ def demo(out: Path, classpath: list[str] | None) -> dict[str, Path]:
         "the report (open it in a browser)": report / "report.html",
         "the evaluation and the self-check, as Parquet": report,
         "what each member held after each step": observed,
+        "each member's log: its rebalance listener's calls, one JSON line each": out / "members",
     }
 
 
