@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PYTEST_ARGS ?=
 
-.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean jvm kafka-test
+.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean jvm kafka-test kafka-demo
 
 # Apache Kafka's jars (broker, clients, group coordinator) from Maven Central, pinned in jvm/pom.xml; ~/.m2 caches
 # them. `make jvm KAFKA_VERSION=4.1.1` builds another version beside it (jvm/target/kafka-VERSION/).
@@ -43,6 +43,13 @@ $(VENV)/.installed: pyproject.toml | $(PY)
 
 demo: $(VENV)/.installed
 	$(BIN)/assignors demo --out demo-output
+
+# A real Kafka broker on 127.0.0.1 and real groups (joins, a crash, a scale-out, a KIP-848 group): their own
+# __consumer_offsets collected, then evaluated with --actual (spark_udfs/kafka_demo.py). The test venv: it has the
+# Kafka clients and Spark.
+KAFKA_DEMO_OUT ?= kafka-demo-output
+kafka-demo: $(VENV)/.installed-test jvm
+	$(PY) -m spark_udfs.kafka_demo --classpath $(JVM_BUILD)/classpath.txt --out $(KAFKA_DEMO_OUT)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks

@@ -14,11 +14,13 @@ tailing the topic. Needs the ``collect`` extra (confluent-kafka, pyarrow; only p
 from __future__ import annotations
 
 import argparse
+import base64
 import csv
 import datetime as dt
 import importlib
 import json
 import re
+import struct
 import sys
 import time
 from pathlib import Path
@@ -407,6 +409,16 @@ def collect_topic(  # noqa: PLR0913 - the command's options
         meter.report(builder, None, final=True)
 
 
+def _kafka_uuid_text(topic_id: Any) -> str:
+    """A confluent-kafka ``Uuid`` as Kafka's ``Uuid.toString`` prints it (and the records' decoder does).
+
+    ``str()`` of confluent-kafka's ``Uuid`` is standard base64 (``+`` and ``/``); Kafka's is URL-safe (``-`` and
+    ``_``). Found on a real broker: an id with a ``/`` named no topic.
+    """
+    raw = struct.pack(">qq", topic_id.get_most_significant_bits(), topic_id.get_least_significant_bits())
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
 def cluster_topic_ids(settings: dict[str, str], timeout: float | None = None) -> dict[str, str]:
     """Topic id (as Kafka prints it) -> name, from the cluster's metadata (Admin ``describeTopics``).
 
@@ -432,7 +444,7 @@ def cluster_topic_ids(settings: dict[str, str], timeout: float | None = None) ->
     ids: dict[str, str] = {}
     for name, future in sorted(futures.items()):
         if future in done and future.exception() is None:
-            ids[str(future.result().topic_id)] = name
+            ids[_kafka_uuid_text(future.result().topic_id)] = name
     if len(ids) < len(names):
         sys.stderr.write(
             f"warning: the cluster gave the topic ids of {len(ids)} of {len(names)} topics in {seconds:g} s; "
@@ -462,6 +474,9 @@ def _summary(builder: HistoryBuilder, out: str, stream: TextIO) -> None:
     if skipped:
         stream.write(f"skipped (why: count): {skipped}\n")
     stream.write(f"collected: {stats}\n")
+    if builder.kinds:
+        kinds = ", ".join(f"{name} {count}" for name, count in sorted(builder.kinds.items()))
+        stream.write(f"decoded: {kinds}\n")
     stream.writelines(f"warning: {warning}\n" for warning in builder.warnings)
     stream.writelines(f"skipped: {line}\n" for line in builder.errors[:10])
     if len(builder.errors) > 10:  # noqa: PLR2004 - the first ten are shown

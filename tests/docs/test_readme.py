@@ -55,11 +55,12 @@ def test_every_block_is_one_this_file_checks() -> None:
     }
 
 
-def test_the_cluster_history_commands_are_the_ones_run_on_a_mock_cluster() -> None:
+def test_the_cluster_history_commands_are_the_ones_run_on_a_real_broker() -> None:
     """The README's ``assignors collect`` / ``evaluate --actual`` lines are docs/cluster-history.md's, word for word.
 
-    tests/spark/test_report_cluster_history.py runs that page's two commands as written, against librdkafka's mock
-    cluster and a local Spark session, and checks the tables and the report they write.
+    tests/spark/test_report_cluster_history.py runs that page's two commands as written, against a real Kafka
+    broker (assignors.testing.KafkaBroker) and a local Spark session, and checks the tables and the report they
+    write.
     """
     page = (ROOT / "docs" / "cluster-history.md").read_text(encoding="utf-8")
     shown = [c for c in _commands() if c[0] == "assignors"]
@@ -114,6 +115,7 @@ def test_install_lines_name_the_project_and_its_extras() -> None:
         ("test", ["ruff check src tests benchmarks", "ruff format --check", "mypy", "pytest -n 2", "-m integration"]),
         ("docs", ["mkdocs build --strict"]),
         ("bench", ["python -m benchmarks"]),
+        ("kafka-demo", ["-m spark_udfs.kafka_demo --classpath jvm/target/kafka-", "--out kafka-demo-output"]),
     ],
 )
 def test_make_targets_run_what_the_readme_says(tmp_path: Path, target: str, recipe: list[str]) -> None:
@@ -121,6 +123,7 @@ def test_make_targets_run_what_the_readme_says(tmp_path: Path, target: str, reci
 
     ``make test`` itself would run this suite inside itself; ``make demo`` evaluates 300 groups on Spark for
     minutes, and tests/spark/test_readme_demo.py runs its ``assignors demo`` on a small history instead.
+    ``make kafka-demo`` runs in tests/integration/test_kafka_demo.py (it needs Kafka's jars and a broker).
     """
     venv = tmp_path / "venv"  # absent: make prints how it would create it, and creates nothing
     done = subprocess.run(  # noqa: S603 - make, fixed arguments
@@ -132,6 +135,13 @@ def test_make_targets_run_what_the_readme_says(tmp_path: Path, target: str, reci
     )
     assert [part for part in recipe if part not in done.stdout] == []
     assert not venv.exists()
+
+
+def test_every_make_target_the_readme_names_is_checked_here() -> None:
+    """Each ``make TARGET`` the README quotes is one whose recipe the test above compares with the README."""
+    named = set(re.findall(r"`make ([a-z-]+)`", README)) | {c[1] for c in _commands() if c[0] == "make"}
+    checked = {"demo", "test", "docs", "bench", "kafka-demo"}
+    assert named <= checked, named - checked
 
 
 def _inline_commands() -> list[list[str]]:

@@ -1,11 +1,12 @@
-"""The two commands of docs/cluster-history.md, run as written, against librdkafka's mock cluster.
+"""The two commands of docs/cluster-history.md, run as written, on a real Kafka broker and a local Spark session.
 
-The mock has no ``__consumer_offsets`` (nor a way to read group membership), so the test
-produces records in the format Kafka's group coordinator writes there (keys and values from
-:func:`assignors.offsets_topic.encode_record`, CreateTime timestamps) to a topic of its own;
-the documented ``collect`` command gets ``--topic`` for it and the mock's address for
-``broker:9092``. Then the documented ``evaluate`` command runs on what ``collect`` wrote, and
-the test reads the evaluation's ``actual`` rows, the self-check and the report's headline.
+The history here is scripted to the millisecond so the report's figures can be pinned: the test produces records
+in the format Kafka's group coordinator writes to ``__consumer_offsets`` (keys and values from
+:func:`assignors.offsets_topic.encode_record`, CreateTime timestamps) to a topic of its own on the broker; the
+documented ``collect`` command gets ``--topic`` for it and the broker's address for ``broker:9092``. Then the
+documented ``evaluate`` command runs on what ``collect`` wrote, and the test reads the evaluation's ``actual``
+rows, the self-check and the report's headline. What a real group coordinator writes is read in
+tests/integration/test_collect.py and by ``make kafka-demo`` (tests/integration/test_kafka_demo.py).
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ from assignors import Cluster, RangeAssignor, Subscription
 from assignors.cli import main
 from assignors.consumer_protocol import encode_subscription
 from assignors.offsets_topic import GroupMetadata, MemberMetadata, OffsetCommit, Record, encode_record
+from assignors.testing import KafkaBroker
+from helpers.kafka_jvm import classpath
 
-pytest.importorskip("confluent_kafka", reason="the mock cluster comes with confluent-kafka (dev group)")
-from integration.mock_cluster import MockCluster
+pytest.importorskip("confluent_kafka", reason="collect reads Kafka through confluent-kafka (the collect extra)")
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.kafka, pytest.mark.slow]
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cluster-history.md"
 TOPIC = "offsets-copy"
@@ -73,13 +75,16 @@ def test_the_documented_commands_give_tables_then_a_report(
     spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
     collect, evaluate = documented_commands()
     assert collect[:2] == ["assignors", "collect"]
     assert evaluate[:2] == ["assignors", "evaluate"]
     monkeypatch.chdir(tmp_path)  # the documented paths are relative
-    with MockCluster() as cluster:
-        cluster.create_topic(TOPIC, 1)
+    with KafkaBroker(classpath=classpath()) as cluster:
+        admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})  # kept: its futures die with it
+        for future in admin.create_topics([NewTopic(TOPIC, 1, 1)]).values():
+            future.result(60)
         producer = Producer({"bootstrap.servers": cluster.bootstrap_servers})
         for delay, record in RECORDS:
             key, value = encode_record(record)

@@ -66,6 +66,15 @@ def _by_time(observation: tuple[dt.datetime | None, int]) -> tuple[bool, float, 
     return (ts is not None, ts.timestamp() if ts is not None else 0.0, count)
 
 
+def _unknown_kind(record_type: int) -> str:
+    """What Kafka writes under a key type this decoder does not read (``CoordinatorRecordType``)."""
+    if 9 <= record_type <= 15:  # noqa: PLR2004 - KIP-932
+        return "a share group's record, KIP-932"
+    if record_type >= 17:  # noqa: PLR2004 - KIP-1071
+        return "a streams group's record, KIP-1071, or a newer type"
+    return "not a type Kafka 4.x writes"
+
+
 def timestamp_of(ms: int) -> dt.datetime:
     """A record's CreateTime (ms since the epoch) as an aware UTC datetime."""
     return dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(milliseconds=ms)
@@ -125,6 +134,10 @@ class HistoryBuilder:
     membership: list[Row] = field(default_factory=list)
     actual: list[Row] = field(default_factory=list)
     stats: Counter[str] = field(default_factory=Counter)
+    kinds: Counter[str] = field(default_factory=Counter)
+    """Records decoded, by record class (``GroupMetadata``, ``ConsumerGroupMemberMetadata``, ... ``UnknownRecord``)."""
+    unknown_types: Counter[int] = field(default_factory=Counter)
+    """Records of key types this decoder does not read (share groups 9-15, streams groups 17+), by type."""
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     groups_seen: set[str] = field(default_factory=set)
@@ -149,8 +162,18 @@ class HistoryBuilder:
     def add(self, record: Record, timestamp_ms: int | None) -> None:
         """Add one decoded record written at ``timestamp_ms`` (its CreateTime; None when unknown)."""
         self.stats["records"] += 1
-        if isinstance(record, OffsetCommit | UnknownRecord):
-            self.stats["offset commits" if isinstance(record, OffsetCommit) else "other record types"] += 1
+        self.kinds[type(record).__name__] += 1
+        if isinstance(record, UnknownRecord):
+            self.stats["other record types"] += 1
+            self.unknown_types[record.record_type] += 1
+            self._warn_once(
+                f"type:{record.record_type}",
+                f"records of key type {record.record_type} ({_unknown_kind(record.record_type)}) are not read; "
+                "they were counted and skipped",
+            )
+            return
+        if isinstance(record, OffsetCommit):
+            self.stats["offset commits"] += 1
             return
         if self.groups is not None and not self.groups.search(record.group_id):
             self.stats["filtered out"] += 1
@@ -174,11 +197,11 @@ class HistoryBuilder:
 
     def _classic(self, record: GroupMetadata, timestamp_ms: int | None) -> None:
         self.stats["group metadata"] += 1
+        if not record.members:  # an Empty group: a new one is written with protocol type "" before its first join
+            self.stats["empty generations"] += 1
+            return
         if record.protocol_type != "consumer":
             self.stats["non-consumer groups"] += 1
-            return
-        if not record.members:
-            self.stats["empty generations"] += 1
             return
         broken = next((m.error for m in record.members if m.error is not None), None)
         if broken is not None:

@@ -1,0 +1,462 @@
+"""Real consumer groups on a real broker: each member its own process, its rebalance listener's calls as JSON lines.
+
+Used by the real-broker tests and ``make kafka-demo``. A member is ``python -m assignors.testing._groups`` with one
+client (confluent-kafka, kafka-python, aiokafka) in one group; it prints one JSON line per listener call
+(``assigned``, ``revoked``, ``lost``) with its member id and, where the client tells, its generation. The parent
+(:class:`MemberProcess`) reads them back, tells the member to change its subscription through a control file,
+stops it with SIGTERM (the client leaves the group) or kills it with SIGKILL (a crash: the coordinator notices
+when its session times out).
+
+- Classic members: confluent-kafka with librdkafka's own ``partition.assignment.strategy``, kafka-python and
+  aiokafka with this project's assignors through :mod:`assignors.kafka_python` and :mod:`assignors.aiokafka`.
+- KIP-848 members: confluent-kafka with ``group.protocol=consumer`` and ``group.remote.assignor``.
+
+:func:`settle_group` waits until the broker's view (Admin ``describe_consumer_groups``: the members, each one's
+assignment and, for consumer-protocol groups, its target) agrees with what the members hold, and returns that
+agreement: the group's steady state as the clients observed it.
+
+The clients are imported only in the member processes and by :func:`settle_group` (confluent-kafka's Admin).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assignors.testing._process import Process, start
+
+__all__ = ["CLIENTS", "MemberProcess", "MemberSpec", "Observation", "settle_group", "wait_for"]
+
+CLIENTS = ("confluent", "kafka-python", "aiokafka")
+POLL_S = 0.2
+METADATA_TIMEOUT_S = 30.0
+SETTLE_QUIET_S = 1.0
+"""A steady state must hold this long with no listener call in between."""
+
+Partition = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class MemberSpec:
+    """One member: its client, group and topics; ``strategy`` for a classic member, ``remote_assignor`` for KIP-848.
+
+    ``strategy`` is librdkafka's assignor name for confluent-kafka, this project's assignor name for kafka-python
+    and aiokafka. ``remote_assignor`` (confluent-kafka only) makes the member speak the consumer protocol.
+    """
+
+    name: str
+    client: str
+    group: str
+    topics: tuple[str, ...]
+    strategy: str | None = None
+    remote_assignor: str | None = None
+    session_timeout_ms: int = 6000
+
+    def argv(self, bootstrap: str, control: Path) -> list[str]:
+        args = [
+            sys.executable,
+            "-m",
+            "assignors.testing._groups",
+            "--bootstrap-servers",
+            bootstrap,
+            "--client",
+            self.client,
+            "--group",
+            self.group,
+            "--name",
+            self.name,
+            "--topics",
+            ",".join(self.topics),
+            "--control",
+            str(control),
+            "--session-timeout-ms",
+            str(self.session_timeout_ms),
+        ]
+        if self.strategy:
+            args += ["--strategy", self.strategy]
+        if self.remote_assignor:
+            args += ["--remote-assignor", self.remote_assignor]
+        return args
+
+
+@dataclass
+class MemberProcess:
+    """The parent's handle on one member process: its events so far, what it holds, its member id."""
+
+    spec: MemberSpec
+    process: Process
+    control: Path
+    events: list[dict[str, Any]] = field(default_factory=list)
+    topics: tuple[str, ...] = ()
+    """The topics it subscribes to now (its spec's, until :meth:`subscribe`)."""
+    _read: int = 0
+
+    def __post_init__(self) -> None:
+        self.topics = self.topics or self.spec.topics
+
+    @classmethod
+    def launch(cls, spec: MemberSpec, bootstrap: str, work_dir: Path) -> MemberProcess:
+        work_dir.mkdir(parents=True, exist_ok=True)
+        control = work_dir / f"{spec.name}.control"
+        control.write_text("", encoding="utf-8")
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        return cls(spec, start(f"member-{spec.name}", spec.argv(bootstrap, control), work_dir, env), control)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def refresh(self) -> list[dict[str, Any]]:
+        """Read the member's new JSON lines (other lines of its log, such as client warnings, are skipped)."""
+        text = self.process.log.read_text(encoding="utf-8", errors="replace")
+        complete = text[: text.rfind("\n") + 1]
+        new = complete[self._read :]
+        self._read = len(complete)
+        for line in new.splitlines():
+            if line.startswith("{"):
+                try:
+                    event = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(event, dict) and "event" in event:
+                    self.events.append(event)
+        return self.events
+
+    def holdings(self) -> set[Partition]:
+        """What the member holds after its last listener call."""
+        held: set[Partition] = set()
+        for event in self.refresh():
+            partitions = {(topic, int(number)) for topic, number in event.get("partitions", ())}
+            if event["event"] == "assigned":
+                held |= partitions
+            elif event["event"] in ("revoked", "lost"):
+                held -= partitions
+        return held
+
+    @property
+    def member_id(self) -> str | None:
+        ids = [e["member_id"] for e in self.refresh() if e.get("member_id")]
+        return ids[-1] if ids else None
+
+    def last_event_at(self) -> float:
+        events = self.refresh()
+        return float(events[-1]["at"]) if events else 0.0
+
+    def alive(self) -> bool:
+        return self.process.alive()
+
+    def subscribe(self, topics: Sequence[str]) -> None:
+        """Ask the member to change its subscription (it reads the control file between polls)."""
+        with self.control.open("a", encoding="utf-8") as out:
+            out.write("subscribe " + ",".join(topics) + "\n")
+        self.topics = tuple(topics)
+
+    def leave(self, timeout: float = 60.0) -> None:
+        """SIGTERM: the member closes its consumer, which leaves the group."""
+        self.process.stop(timeout)
+        self.refresh()
+
+    def kill(self) -> None:
+        """SIGKILL: a crash; the coordinator finds out when the member's session times out."""
+        self.process.kill()
+        self.refresh()
+
+
+Observation = dict[str, list[str]]
+"""A group's steady state: member id -> its partitions as ``topic-partition`` strings, sorted."""
+
+
+def _text(partitions: Iterable[Partition]) -> list[str]:
+    return [f"{topic}-{number}" for topic, number in sorted(partitions)]
+
+
+def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
+    """Poll ``condition`` until it returns something truthy; fail with ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.25)
+    msg = f"timed out after {timeout:.0f} s waiting for {what}"
+    raise TimeoutError(msg)
+
+
+def _described(admin: Any, group: str) -> Any:
+    return admin.describe_consumer_groups([group], request_timeout=10)[group].result(15)
+
+
+def _agrees(description: Any, ids: Mapping[str, str], held: Mapping[str, set[Partition]], *, target: bool) -> bool:
+    """The broker describes the group Stable, with exactly these members, each assigned (and targeted) what it holds."""
+    if str(getattr(description.state, "name", description.state)).upper() != "STABLE":
+        return False
+    by_id = {d.member_id: d for d in description.members}
+    if set(by_id) != set(ids.values()):
+        return False
+    for name, member_id in ids.items():
+        found, mine = by_id[member_id], _text(held[name])
+        if _text((tp.topic, tp.partition) for tp in found.assignment.topic_partitions) != mine:
+            return False
+        goal = found.target_assignment
+        if target and (goal is None or _text((tp.topic, tp.partition) for tp in goal.topic_partitions) != mine):
+            return False
+    return True
+
+
+def settle_group(  # noqa: PLR0913 - what the steady state is checked against
+    admin: Any,
+    group: str,
+    members: Sequence[MemberProcess],
+    partitions: Mapping[str, int],
+    timeout: float = 90.0,
+    *,
+    consumer_protocol: bool = False,
+) -> Observation:
+    """Wait for the group's steady state and return it as the clients hold it.
+
+    Steady: every partition of the topics the live members subscribe to (``partitions`` gives each topic's count)
+    is held by exactly one of them, each holding only topics it subscribes to now; the broker describes the group
+    as Stable with exactly these members, each with the assignment it holds (and, for a consumer-protocol group, a
+    target equal to it); and no listener call came for :data:`SETTLE_QUIET_S`.
+    """
+    live = [m for m in members if m.alive()]
+
+    def steady() -> Observation | None:
+        held = {m.name: m.holdings() for m in live}
+        ids = {m.name: m.member_id for m in live}
+        wanted = sorted({(t, p) for m in live for t in m.topics for p in range(partitions[t])})
+        if any(i is None for i in ids.values()) or sorted(tp for h in held.values() for tp in h) != wanted:
+            return None
+        if any(topic not in m.topics for m in live for topic, _ in held[m.name]):
+            return None  # a subscription change not reconciled yet
+        if time.time() - max((m.last_event_at() for m in live), default=0.0) < SETTLE_QUIET_S:
+            return None
+        known = {name: member_id or "" for name, member_id in ids.items()}
+        if not _agrees(_described(admin, group), known, held, target=consumer_protocol):
+            return None
+        return {known[name]: _text(held[name]) for name in sorted(known)}
+
+    result: Observation = wait_for(steady, timeout, f"group {group!r} to settle")
+    return result
+
+
+# --- the member process ---------------------------------------------------------------------------------------
+
+
+class _Member:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.stop = False
+        self.control_read = 0
+
+    def emit(self, event: str, partitions: Iterable[Any] = (), **extra: Any) -> None:
+        listed = sorted([tp.topic, tp.partition] for tp in partitions)
+        line = {"at": time.time(), "event": event, "name": self.args.name, "partitions": listed, **extra}
+        sys.stdout.write(json.dumps(line) + "\n")
+        sys.stdout.flush()
+
+    def commands(self) -> list[list[str]]:
+        """New lines of the control file, split in words."""
+        text = Path(self.args.control).read_text(encoding="utf-8")
+        complete = text[: text.rfind("\n") + 1]
+        new, self.control_read = complete[self.control_read :], len(complete)
+        return [line.split() for line in new.splitlines() if line.strip()]
+
+
+def _confluent_config(args: argparse.Namespace) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "bootstrap.servers": args.bootstrap_servers,
+        "group.id": args.group,
+        "client.id": args.name,
+        "enable.auto.commit": False,
+        "log_level": 3,
+    }
+    if args.remote_assignor:
+        return config | {"group.protocol": "consumer", "group.remote.assignor": args.remote_assignor}
+    return config | {
+        "partition.assignment.strategy": args.strategy or "range",
+        "session.timeout.ms": args.session_timeout_ms,
+        "heartbeat.interval.ms": 500,
+    }
+
+
+def _run_confluent(member: _Member) -> None:
+    from confluent_kafka import Consumer
+
+    args = member.args
+    consumer = Consumer(_confluent_config(args))
+
+    def extra() -> dict[str, Any]:
+        return {"member_id": consumer.memberid()}
+
+    def assigned(_c: Any, partitions: list[Any]) -> None:
+        member.emit("assigned", partitions, **extra())
+
+    def revoked(_c: Any, partitions: list[Any]) -> None:
+        member.emit("revoked", partitions, **extra())
+
+    def lost(_c: Any, partitions: list[Any]) -> None:
+        member.emit("lost", partitions, **extra())
+
+    def subscribe(topics: list[str]) -> None:
+        consumer.subscribe(topics, on_assign=assigned, on_revoke=revoked, on_lost=lost)
+
+    subscribe(args.topics.split(","))
+    try:
+        while not member.stop:
+            for command in member.commands():
+                if command[0] == "subscribe":
+                    subscribe(command[1].split(","))
+            message = consumer.poll(POLL_S)
+            error = message.error() if message is not None else None
+            if error is not None and error.fatal():
+                raise RuntimeError(str(error))
+    finally:
+        consumer.close()
+        member.emit("closed")
+
+
+def _known_to(consumer: Any, topics: Sequence[str], timeout: float = METADATA_TIMEOUT_S) -> None:
+    """Wait until kafka-python's metadata names every partition of ``topics``.
+
+    kafka-python sends its first JoinGroup without waiting for metadata of the topics it subscribes to (only a
+    pattern subscription waits, KAFKA-3949; aiokafka waits for any). A leader that knows no partition of a topic
+    yet assigns none of it, as Kafka's ``AbstractPartitionAssignor`` skips a topic without metadata, and rejoins
+    when the metadata arrives: the broker then records a generation with nothing of that topic assigned, which
+    no replay with the topic's real partition count reproduces. Members of these tests start knowing their topics.
+    """
+    deadline = time.monotonic() + timeout
+    while not all(consumer.partitions_for_topic(topic) for topic in topics):
+        if time.monotonic() > deadline:
+            msg = f"kafka-python's metadata named no partitions of {', '.join(topics)} within {timeout:.0f} s"
+            raise TimeoutError(msg)
+        time.sleep(0.1)
+
+
+def _run_kafka_python(member: _Member) -> None:
+    from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+    from assignors.kafka_python import for_kafka_python
+
+    args = member.args
+    consumer = KafkaConsumer(
+        bootstrap_servers=args.bootstrap_servers,
+        group_id=args.group,
+        client_id=args.name,
+        enable_auto_commit=False,
+        session_timeout_ms=args.session_timeout_ms,
+        heartbeat_interval_ms=500,
+        partition_assignment_strategy=[for_kafka_python(args.strategy or "range")],
+    )
+
+    def extra() -> dict[str, Any]:
+        generation = consumer._coordinator._generation  # noqa: SLF001 - kafka-python has no public accessor
+        return {"member_id": generation.member_id, "generation": generation.generation_id}
+
+    class Listener(ConsumerRebalanceListener):  # type: ignore[misc] # kafka-python is untyped
+        def on_partitions_revoked(self, revoked: Any) -> None:
+            member.emit("revoked", revoked, **extra())
+
+        def on_partitions_assigned(self, assigned: Any) -> None:
+            member.emit("assigned", assigned, **extra())
+
+        def on_partitions_lost(self, lost: Any) -> None:
+            member.emit("lost", lost, **extra())
+
+    def subscribe(topics: list[str]) -> None:
+        _known_to(consumer, topics)
+        consumer.subscribe(topics, listener=Listener())
+
+    subscribe(args.topics.split(","))
+    try:
+        while not member.stop:
+            for command in member.commands():
+                if command[0] == "subscribe":
+                    subscribe(command[1].split(","))
+            consumer.poll(timeout_ms=int(POLL_S * 1000))
+    finally:
+        consumer.close(autocommit=False)
+        member.emit("closed")
+
+
+async def _run_aiokafka(member: _Member) -> None:
+    from aiokafka import AIOKafkaConsumer
+    from aiokafka.abc import ConsumerRebalanceListener
+
+    from assignors.aiokafka import for_aiokafka
+
+    args = member.args
+    adapter = for_aiokafka(args.strategy or "range")
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=args.bootstrap_servers,
+        group_id=args.group,
+        client_id=args.name,
+        enable_auto_commit=False,
+        session_timeout_ms=args.session_timeout_ms,
+        heartbeat_interval_ms=500,
+        partition_assignment_strategy=[adapter],
+    )
+    adapter.bind(consumer)
+
+    def extra() -> dict[str, Any]:
+        coordinator = consumer._coordinator  # noqa: SLF001 - aiokafka has no public accessor
+        return {"member_id": coordinator.member_id, "generation": coordinator.generation}
+
+    class Listener(ConsumerRebalanceListener):  # type: ignore[misc] # aiokafka is untyped here
+        async def on_partitions_revoked(self, revoked: Any) -> None:
+            member.emit("revoked", revoked, **extra())
+
+        async def on_partitions_assigned(self, assigned: Any) -> None:
+            member.emit("assigned", assigned, **extra())
+
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: setattr(member, "stop", True))
+    consumer.subscribe(args.topics.split(","), listener=Listener())
+    await consumer.start()
+    try:
+        while not member.stop:
+            for command in member.commands():
+                if command[0] == "subscribe":
+                    consumer.subscribe(command[1].split(","), listener=Listener())
+            await consumer.getmany(timeout_ms=int(POLL_S * 1000))
+    finally:
+        # aiokafka's stop() leaves the group without calling on_partitions_revoked: say so here.
+        member.emit("revoked", consumer.assignment(), **extra())
+        await consumer.stop()
+        member.emit("closed")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """One member: consume until SIGTERM, printing each listener call as a JSON line."""
+    parser = argparse.ArgumentParser(prog="python -m assignors.testing._groups", description=main.__doc__)
+    parser.add_argument("--bootstrap-servers", required=True)
+    parser.add_argument("--client", choices=CLIENTS, required=True)
+    parser.add_argument("--group", required=True)
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--topics", required=True, help="comma-separated")
+    parser.add_argument("--control", required=True, help="a file of commands: 'subscribe t1,t2' lines")
+    parser.add_argument("--strategy")
+    parser.add_argument("--remote-assignor")
+    parser.add_argument("--session-timeout-ms", type=int, default=6000)
+    args = parser.parse_args(argv)
+    member = _Member(args)
+    signal.signal(signal.SIGTERM, lambda *_: setattr(member, "stop", True))
+    if args.client == "confluent":
+        _run_confluent(member)
+    elif args.client == "kafka-python":
+        _run_kafka_python(member)
+    else:
+        asyncio.run(_run_aiokafka(member))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
