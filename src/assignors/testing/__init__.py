@@ -35,6 +35,7 @@ from assignors.testing._machine import group_state_machine
 from assignors.testing._optimality import (
     StickyScore,
     current_owners,
+    load_squares,
     optimality_problems,
     sticky_score,
     topic_spread,
@@ -68,6 +69,7 @@ __all__ = [
     "fixpoint_problems",
     "group_state_machine",
     "groups",
+    "load_squares",
     "needless_movement_problems",
     "optimality_problems",
     "owning",
