@@ -7,7 +7,8 @@ increasing step costs a minimum fills the cheap steps first, so the cost is the 
 squared loads. The levels below (fewest partitions taken from their current owner, then
 fewest rack-mismatched placements, then the smallest per-topic spread) become one
 weighted objective: each level's weight exceeds the largest possible value of everything
-below it, so the weighted optimum is the lexicographic optimum. Validity and balance are
+below it, so the weighted optimum is the lexicographic optimum. With racks, level 4's ties
+go to the fewest partitions taken from an owner that held them off its racks. Validity and balance are
 constraints (identical subscriptions: every load is ``N // M`` or one more; mixed: the
 same unit steps, their cost at most level 2's minimum). Only for small groups: up to a
 few hundred binary variables. Nothing here calls the assignors' code.
@@ -70,12 +71,14 @@ class _Model:
         """Each level weighs more than the largest possible total of the levels below it."""
         racks = rack_aware(self.cluster, self.subscriptions)
         owners = current_owners(self.cluster, self.subscriptions)
-        w_mismatch = len(self.partitions) + 1
+        w_off = len(self.partitions) + 1
+        w_mismatch = w_off * (len(self.partitions) + 1)
         w_moved = w_mismatch * (len(self.partitions) + 1)
         cost = np.zeros(self.count)
         for (m, tp), i in self.x.items():
-            if owners.get(tp) == m and not (racks and not self.local(m, tp)):
-                cost[i] -= w_moved  # keeping it saves one move
+            if owners.get(tp) == m:
+                # keeping it saves one move; with racks, one its owner holds off its racks only breaks level 4's ties
+                cost[i] -= w_off if racks and not self.local(m, tp) else w_moved
             if racks and not self.local(m, tp):
                 cost[i] += w_mismatch
         for t in self.topics:

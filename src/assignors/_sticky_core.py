@@ -116,7 +116,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from assignors._sticky_claims import Claim, State, StickyResult, resolve_claims
-from assignors._sticky_exchange import improve
+from assignors._sticky_exchange import improve, snapshot
 from assignors._sticky_general import assign_general
 from assignors._sticky_racks import RackInfo
 from assignors._sticky_uniform import assign_identical
@@ -148,6 +148,7 @@ def sticky_assign(
         member_topics[member] = topics
     valid, claimed, taken = resolve_claims(partitions_per_topic, member_topics, claims)
     eligible = sorted(m for m, topics in member_topics.items() if topics)
+    owned = snapshot(valid, partitions_per_topic, eligible_count=sum(1 for t in member_topics.values() if t))
     kept = {m: valid.get(m, []) for m in subscriptions}
     state = State(dict.fromkeys(eligible, 0), kept, {m: [] for m in subscriptions})
     if eligible:
@@ -164,7 +165,7 @@ def sticky_assign(
             assign_identical(partitions_per_topic, eligible, taken, racks, state)
         else:
             assign_general(partitions_per_topic, member_topics, eligible, taken, racks, state)
-        improve(partitions_per_topic, member_topics, eligible, valid, racks, state, identical)
+        improve(partitions_per_topic, member_topics, eligible, owned, racks, state, identical)
         if state.unkept:
             state.settle()
     return StickyResult(state.kept, state.new, claimed)

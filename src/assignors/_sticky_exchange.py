@@ -6,8 +6,11 @@ After a builder, the assignment is valid and as balanced as possible (level 2: t
 even member loads, :mod:`assignors._sticky_balance`). Levels 2 to 4 of the objective are a
 convex-cost transportation problem: partitions to eligible members, each member's load
 costing ``W2 x load**2`` and each placement ``W3 x [taken from its owner] + W4 x [off its
-member's racks]``. Level 5 (per-topic spread) enters as a convex proxy: the sum of squared
-per-topic counts of every member, weighted below the other levels.
+member's racks]``, and with racks ``W4' x [taken from an owner that held it off its
+racks]`` (level 4's tie-break: such a partition is free to move at level 3, as in Kafka,
+but a cooperative follow-up round must not move it for nothing, or the group would not
+settle in two rounds). Level 5 (per-topic spread) enters as a convex proxy: the sum of
+squared per-topic counts of every member, weighted below the other levels.
 
 An assignment is optimal for such costs when its residual graph has no negative cycle.
 The graph here has one node per member and one per (member, topic) *slot*; an arc from
@@ -57,7 +60,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LIMIT", "SHIFT_SPREAD", "improve"]
+__all__ = ["LIMIT", "SHIFT_SPREAD", "improve", "snapshot"]
 
 LIMIT = 400  # members x partitions (6 x 40 in the oracle corpus, 8 x 48 the test kit's largest): above it
 # the builders' result stands
@@ -67,6 +70,15 @@ SHIFT_SPREAD = 1_000  # identical subscriptions without racks: the phase runs up
 # and its move (None: an arc that only changes a count).
 _Move = tuple["TopicPartition", "MemberId", "MemberId"]
 _Arc = tuple[int, int, int, "_Move | None"]
+
+
+def snapshot(
+    valid: Mapping[MemberId, Sequence[TopicPartition]], partitions_per_topic: Mapping[Topic, int], eligible_count: int
+) -> Mapping[MemberId, Sequence[TopicPartition]]:
+    """The valid claims as they are before a builder trims its kept lists, when the phase may run (else empty)."""
+    if sum(partitions_per_topic.values()) * eligible_count > max(LIMIT, SHIFT_SPREAD):
+        return {}
+    return {member: tuple(partitions) for member, partitions in valid.items()}
 
 
 def improve(  # noqa: PLR0913, PLR0917 - the algorithm's whole state
@@ -112,7 +124,8 @@ class _Exchange:
         self._identical = identical
         self._members = list(members)
         total = sum(partitions_per_topic.values())
-        self._w4 = total * total + 1
+        self._w_off = total * total + 1  # taken from an owner that held it off its racks
+        self._w4 = self._w_off * (total + 1)
         self._w3 = self._w4 * (total + 1)
         self._w2 = self._w3 * (total + 1)  # one more in a member's squared load
         self._topics = sorted(partitions_per_topic)
@@ -140,6 +153,10 @@ class _Exchange:
     def _cost(self, tp: TopicPartition, member: MemberId) -> int:
         owner = self._owner.get(tp)
         cost = self._w3 if owner is not None and owner != member else 0
+        if owner is None and self._racks.enabled:
+            claimer = self._claimer.get(tp)
+            if claimer is not None and claimer != member:
+                cost += self._w_off
         if self._racks.enabled and not self._racks.local(member, tp):
             cost += self._w4
         return cost
@@ -200,7 +217,7 @@ class _Exchange:
         seen: dict[tuple[MemberId | None, frozenset[str] | None], TopicPartition] = {}
         enabled, layout = self._racks.enabled, self._racks.layout
         for tp in parts:
-            key = (self._owner.get(tp), layout(tp) if enabled else None)
+            key = (self._claimer.get(tp), layout(tp) if enabled else None)
             current = seen.get(key)
             if current is None or tp < current:
                 seen[key] = tp
