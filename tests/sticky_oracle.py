@@ -138,7 +138,7 @@ class _Model:
         if result.x is None:
             msg = f"the oracle found no valid assignment: {result.message}"
             raise RuntimeError(msg)
-        return round(result.fun)
+        return round(float(result.fun))
 
     def solve(self) -> dict[str, list[TopicPartition]]:
         out: dict[str, list[TopicPartition]] = {m: [] for m in self.subscriptions}
