@@ -94,6 +94,7 @@ class _Chains:
             for tp in state.new[member]:
                 row[group[tp[0]]] += 1
                 fresh[group[tp[0]]] += 1
+        self._light: list[MemberId | None] = [None] * len(self._members_of)  # per class, cached
         self._holder: dict[TopicPartition, MemberId] = {}
         self._received: dict[MemberId, list[TopicPartition]] = {}
 
@@ -134,58 +135,67 @@ class _Chains:
 
     def run(self) -> int:
         moved = 0
-        while True:
-            found = self._find()
-            if found is None:
-                break
-            moved += self._carry(*found)
+        while batch := self._batch():
+            moved += batch
         self._finish()
         return moved
 
-    def _find(self) -> tuple[MemberId, list[tuple[int, int]], MemberId] | None:
-        """A chain from a member at some level ``h`` to one at ``h - 2`` or less, the highest ``h`` first.
+    def _batch(self) -> int:
+        """Chains from members at the highest level ``h`` that has one to members at ``h - 2`` or less.
 
-        Of the chains from that level, one that revokes the fewest partitions (passes on
-        the fewest partitions their holder kept), then from the heaviest member (ties: id).
-        Returns the giver, the steps (topic group, class that receives it) and the receiver.
+        One backwards search serves every giver at that level: givers go in the order of
+        the fewest partitions revoked (passing on partitions their holders kept), then the
+        heaviest (ties: id), and each carries along chains while one still reaches a member
+        two or more lighter. Returns how many partitions moved (0: no chain at any level, so
+        the loads are the minimum).
         """
-        load, members_of = self._load, self._members_of
-        lightest = [min(ms, key=lambda m: (load[m], m)) for ms in members_of]
+        load, members_of, held = self._load, self._members_of, self._held
+        lightest = [self._lightest(k) for k in range(len(members_of))]
         floor = min(load[m] for m in lightest)
         by_level = sorted({load[m] for ms in members_of for m in ms if load[m] >= floor + 2}, reverse=True)
         for level in by_level:
-            targets = [k for k, m in enumerate(lightest) if load[m] <= level - 2]
-            towards = self._backwards(targets)
-            best: tuple[int, int, MemberId, int] | None = None
+            towards = self._backwards([k for k, m in enumerate(lightest) if load[m] <= level - 2])
+            givers: list[tuple[int, int, MemberId, int]] = []
             for klass, ms in enumerate(members_of):
-                groups = [g for g in self._groups_of[klass] if g in towards and self._held[klass][g]]
-                if not groups:
-                    continue
-                for member in ms:
+                groups = [g for g in self._groups_of[klass] if g in towards and held[klass][g]]
+                for member in ms if groups else ():
                     if load[member] < level:
                         continue
                     for group in groups:
                         items, kept = self._stack(member, group)
                         if items:
-                            key = (towards[group][2] + (len(items) <= kept[0]), -load[member], member, group)
-                            if best is None or key < best:
-                                best = key
-            if best is not None:
-                member, group = best[2], best[3]
-                steps = self._walk(group, towards)
-                return member, steps, lightest[steps[-1][1]]
-        return None
+                            cost = towards[group][0][2] + (len(items) <= kept[0])
+                            givers.append((cost, -load[member], member, group))
+            moved = 0
+            dead: dict[int, int] = {}  # shared by the givers of this search (see _route)
+            for _, _, member, group in sorted(givers):
+                while (steps := self._route(group, load[member] - 2, towards, dead)) and (
+                    carried := self._carry(member, steps)
+                ):
+                    moved += carried
+            if moved:
+                return moved
+        return 0
 
-    def _backwards(self, targets: list[int]) -> dict[int, tuple[int, int | None, int]]:
-        """Per topic group that leads to a target class: the class it goes to, the group that class passes on, the cost.
+    def _lightest(self, klass: int) -> MemberId:
+        """The member of ``klass`` with the fewest partitions (ties: id), cached between moves."""
+        member = self._light[klass]
+        if member is None:
+            load = self._load
+            member = self._light[klass] = min(self._members_of[klass], key=lambda m: (load[m], m))
+        return member
 
-        A search backwards from ``targets`` (0-1 breadth first): a topic group leads to a
-        target when a target subscribes to it (the chain ends there: None), or when a class
-        subscribing to it holds some of a topic group that leads to a target (and so can
-        pass one on). The cost counts the relays that can only pass on a partition they
-        kept (a revocation); each group takes the cheapest way.
+    def _backwards(self, targets: list[int]) -> dict[int, list[tuple[int, int | None, int]]]:
+        """Per topic group that leads to a target class: the classes it can go to, cheapest first.
+
+        Each entry: a class subscribing to the group, the group that class passes on (None:
+        a target class, where the chain ends), and the cost. A search backwards from
+        ``targets`` (0-1 breadth first): a topic group leads to a target when a target
+        subscribes to it, or when a class subscribing to it holds some of a topic group that
+        leads to a target (and so can pass one on). The cost counts the relays that can only
+        pass on a partition they kept (a revocation).
         """
-        towards: dict[int, tuple[int, int | None, int]] = {}
+        towards: dict[int, list[tuple[int, int | None, int]]] = {}
         onward: dict[int, int | None] = dict.fromkeys(targets)
         cost = dict.fromkeys(targets, 0)
         done: set[int] = set()
@@ -198,9 +208,11 @@ class _Chains:
             done.add(klass)
             passes = onward[klass]
             for group in groups_of[klass]:
-                if group in towards:
+                entries = towards.get(group)
+                if entries is not None:
+                    entries.append((klass, passes, distance))
                     continue
-                towards[group] = (klass, passes, distance)
+                towards[group] = [(klass, passes, distance)]
                 for other in classes_of[group]:
                     if other in done or not held[other][group]:
                         continue
@@ -214,33 +226,83 @@ class _Chains:
                             queue.appendleft((distance, other))
         return towards
 
-    def _walk(self, group: int, towards: Mapping[int, tuple[int, int | None, int]]) -> list[tuple[int, int]]:
-        steps: list[tuple[int, int]] = []
-        current: int | None = group
-        while current is not None:
-            klass, following, _ = towards[current]
-            steps.append((current, klass))
-            current = following
-        return steps
+    def _route(
+        self,
+        group: int,
+        limit: int,
+        towards: Mapping[int, list[tuple[int, int | None, int]]],
+        dead: dict[int, int],
+    ) -> list[tuple[int, int]] | None:
+        """A chain from ``group`` that still holds, to a class with a member at ``limit`` or less (cheapest first).
 
-    def _carry(self, giver: MemberId, steps: list[tuple[int, int]], receiver: MemberId) -> int:
-        """Move as many partitions along the chain as it carries and keep lowering the sum of squares."""
+        Depth first over the search's entries: a target class qualifies when its lightest
+        member is light enough, a relay class when it still holds some of the group it
+        passes on and that group still leads somewhere. Returns the steps (topic group,
+        class that receives it), or None.
+
+        ``dead``: per topic group, the highest limit it was found to reach no target at.
+        Reachability does not depend on where the search starts, so this is exact as long
+        as nothing moved since; after a move it may miss a chain, which the next search
+        (with a new ``dead``) finds. The search that moves nothing is exact.
+        """
+        if dead.get(group, limit - 1) >= limit:
+            return None
+        found = self._walk(group, limit, towards, dead)
+        if found is not None:
+            for current, _ in found:  # on a chain that reached a target: not dead
+                if dead.get(current) == limit:
+                    del dead[current]
+        return found
+
+    def _walk(
+        self,
+        current: int,
+        limit: int,
+        towards: Mapping[int, list[tuple[int, int | None, int]]],
+        dead: dict[int, int],
+    ) -> list[tuple[int, int]] | None:
+        """:meth:`_route`'s depth-first step from topic group ``current``."""
+        dead[current] = limit  # visited: not entered again
+        load, held = self._load, self._held
+        for klass, passes, _ in towards[current]:
+            if passes is None:
+                if load[self._lightest(klass)] <= limit:
+                    return [(current, klass)]
+            elif held[klass][passes] and dead.get(passes, limit - 1) < limit:
+                rest = self._walk(passes, limit, towards, dead)
+                if rest is not None:
+                    return [(current, klass), *rest]
+        return None
+
+    def _carry(self, giver: MemberId, steps: list[tuple[int, int]]) -> int:
+        """Move as many partitions along the chain as it carries while they lower the sum of squares.
+
+        Returns how many partitions moved (0: the chain no longer holds, or the ends are even).
+        """
         load = self._load
-        amount = (load[giver] - load[receiver]) // 2
-        amount = min(amount, self._count(giver, steps[0][0]))
+        receiver = self._lightest(steps[-1][1])
+        amount = min((load[giver] - load[receiver]) // 2, self._count(giver, steps[0][0]))
         relays: list[MemberId] = []
         for (_, klass), (group, _) in pairwise(steps):
+            if amount <= 0:
+                return 0
             relay = self._relay(klass, group)
+            if relay is None:
+                return 0
             relays.append(relay)
             amount = min(amount, self._count(relay, group))
+        if amount <= 0:
+            return 0
         path = [giver, *relays, receiver]
         for _ in range(amount):
             for index, (group, _) in enumerate(steps):
                 self._move(group, path[index], path[index + 1])
         return amount * len(steps)
 
-    def _relay(self, klass: int, group: int) -> MemberId:
+    def _relay(self, klass: int, group: int) -> MemberId | None:
         """The member of ``klass`` that passes a partition of ``group`` on: one new to it first, then the most."""
+        if not self._held[klass][group]:
+            return None
         best: tuple[bool, int, MemberId] | None = None
         for member in self._members_of[klass]:
             items, kept = self._stack(member, group)
@@ -249,10 +311,7 @@ class _Chains:
             key = (len(items) <= kept[0], -len(items), member)
             if best is None or key < best:
                 best = key
-        if best is None:  # pragma: no cover - the search only walks through holders
-            msg = "a chain through a class that holds nothing of the topic group"
-            raise AssertionError(msg)
-        return best[2]
+        return None if best is None else best[2]
 
     def _move(self, group: int, giver: MemberId, receiver: MemberId) -> None:
         items, kept = self._stack(giver, group)
@@ -265,11 +324,19 @@ class _Chains:
         self._stack(receiver, group)[0].append(tp)
         self._holder[tp] = receiver
         self._received.setdefault(receiver, []).append(tp)
-        self._held[self._class[giver]][group] -= 1
-        self._held[self._class[receiver]][group] += 1
-        self._fresh[self._class[receiver]][group] += 1
-        self._load[giver] -= 1
-        self._load[receiver] += 1
+        giving, receiving = self._class[giver], self._class[receiver]
+        self._held[giving][group] -= 1
+        self._held[receiving][group] += 1
+        self._fresh[receiving][group] += 1
+        load = self._load
+        load[giver] -= 1
+        load[receiver] += 1
+        light = self._light
+        if light[receiving] == receiver:
+            light[receiving] = None  # maybe no longer the lightest
+        lightest = light[giving]
+        if lightest is not None and (load[giver], giver) < (load[lightest], lightest):
+            light[giving] = giver
 
     def _finish(self) -> None:
         """Write the moves into the state's kept and new lists (a partition back with its keeper is kept)."""
