@@ -29,12 +29,13 @@ owners.
 from __future__ import annotations
 
 import logging
-from collections import deque
+from collections import Counter, deque
 from itertools import chain, pairwise
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from assignors._model import MemberId, Topic, TopicPartition
     from assignors._sticky_claims import State
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = ["most_even"]
+
+_topic_of = itemgetter(0)
 
 
 def most_even(
@@ -55,12 +58,57 @@ def most_even(
     """
     load = state.load
     low = min(load[m] for m in members)
-    if all(load[m] <= low + 1 for m in members):
-        return 0  # loads within one of each other: the most even vector there is
+    if all(load[m] <= low + 1 for m in members) or _even_per_component(member_topics, members, load):
+        return 0  # loads within one of each other (where a chain could go): the most even vector there is
     moved = _Chains(member_topics, members, state).run()
     if moved and logger.isEnabledFor(logging.DEBUG):
         logger.debug("sticky balance: %d partitions moved along chains to the most even loads", moved)
     return moved
+
+
+def _even_per_component(
+    member_topics: Mapping[MemberId, frozenset[Topic]], members: Sequence[MemberId], load: Mapping[MemberId, int]
+) -> bool:
+    """Whether, among members linked by shared topics, loads are within one: then no chain can help.
+
+    A chain only passes partitions between members sharing topics, so members of
+    different components of the member-topic graph never exchange load.
+    """
+    span: dict[frozenset[Topic], list[int]] = {}
+    for member in members:
+        value = load[member]
+        bounds = span.get(member_topics[member])
+        if bounds is None:
+            span[member_topics[member]] = [value, value]
+        elif value < bounds[0]:
+            bounds[0] = value
+        elif value > bounds[1]:
+            bounds[1] = value
+    root = _components(span)
+    component: dict[Topic, list[int]] = {}
+    for topics, (low, high) in span.items():
+        bounds = component.setdefault(root(min(topics)), [low, high])
+        bounds[0], bounds[1] = min(bounds[0], low), max(bounds[1], high)
+        if bounds[1] - bounds[0] > 1:
+            return False
+    return True
+
+
+def _components(classes: Iterable[frozenset[Topic]]) -> Callable[[Topic], Topic]:
+    """Union-find over topics: two topics of one subscription are in one component; returns the root finder."""
+    parent: dict[Topic, Topic] = {}
+
+    def root(topic: Topic) -> Topic:
+        while parent.setdefault(topic, topic) != topic:
+            parent[topic] = parent[parent[topic]]
+            topic = parent[topic]
+        return topic
+
+    for topics in classes:
+        first, *rest = sorted(topics)
+        for topic in rest:
+            parent[root(topic)] = root(first)
+    return root
 
 
 class _Chains:
@@ -87,13 +135,13 @@ class _Chains:
         # ... and how many of those are new to their holder (passing one on revokes nothing).
         self._fresh = [[0] * len(self._classes_of) for _ in self._members_of]
         group = self._group
-        for member in members:
+        for member in members:  # counted per topic first: Counter runs in C
             row, fresh = self._held[self._class[member]], self._fresh[self._class[member]]
-            for tp in state.kept[member]:
-                row[group[tp[0]]] += 1
-            for tp in state.new[member]:
-                row[group[tp[0]]] += 1
-                fresh[group[tp[0]]] += 1
+            for topic, count in Counter(map(_topic_of, state.kept[member])).items():
+                row[group[topic]] += count
+            for topic, count in Counter(map(_topic_of, state.new[member])).items():
+                row[group[topic]] += count
+                fresh[group[topic]] += count
         self._light: list[MemberId | None] = [None] * len(self._members_of)  # per class, cached
         self._holder: dict[TopicPartition, MemberId] = {}
         self._received: dict[MemberId, list[TopicPartition]] = {}
