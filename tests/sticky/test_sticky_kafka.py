@@ -14,7 +14,7 @@ import random
 import pytest
 
 from assignors import Assignment, Cluster, StickyAssignor, Subscription, TopicPartition
-from assignors.testing import StickyScore, balance_problems, sticky_score
+from assignors.testing import StickyScore, balance_problems, load_squares, sticky_score
 from helpers.kafka_sticky import kafka_sticky
 
 TP = TopicPartition
@@ -91,11 +91,6 @@ def test_identical_subscriptions_never_move_more_nor_spread_wider_than_kafka(num
     assert mine.spread <= theirs.spread
 
 
-# Mixed groups where ours moves as many partitions as Kafka's and spreads a topic wider:
-# group number -> (Kafka's per-topic spread, ours).
-MIXED_WIDER = {21: (311, 314)}
-
-
 def _scores(number: int, identical: bool) -> tuple[StickyScore, StickyScore, list[str]]:
     cluster, subs = _group(number, identical=identical)
     kafka = kafka_sticky(cluster, subs)
@@ -104,13 +99,37 @@ def _scores(number: int, identical: bool) -> tuple[StickyScore, StickyScore, lis
     return sticky_score(cluster, subs, kafka), sticky_score(cluster, subs, ours), problems
 
 
+def _levels(number: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """Kafka's and ours at levels 2, 3 and 5 (squared loads, partitions moved, per-topic spread)."""
+    cluster, subs = _group(number, identical=False)
+    kafka = kafka_sticky(cluster, subs)
+    ours = {m: list(a.partitions) for m, a in StickyAssignor().assign(cluster, subs).items()}
+    assert balance_problems(subs, {m: Assignment(p) for m, p in ours.items()}) == []
+    theirs, mine = sticky_score(cluster, subs, kafka), sticky_score(cluster, subs, ours)
+    return (load_squares(kafka), theirs.moved, theirs.spread), (load_squares(ours), mine.moved, mine.spread)
+
+
+# Mixed groups where ours is more balanced than Kafka's (level 2: smaller sum of squared loads),
+# which Kafka's local ``isBalanced`` test cannot see: group number -> (Kafka's sum, ours).
+MIXED_MORE_EVEN = {
+    1: (100378, 100374),
+    2: (79408, 79406),
+    3: (357872, 357870),
+    4: (168923, 168921),
+    9: (188619, 188617),
+    11: (243328, 243326),
+    16: (639394, 639390),
+    21: (145457, 145453),
+    22: (61229, 61227),
+}
+
+
 @pytest.mark.parametrize("number", range(24))
-def test_mixed_subscriptions_never_move_more_than_kafka(number: int) -> None:
-    """Mixed subscriptions at 1,000+ partitions: no more moved than Kafka's; then no wider spread (but MIXED_WIDER)."""
-    theirs, mine, problems = _scores(number, identical=False)
-    assert problems == []
-    assert mine.moved <= theirs.moved
-    if number in MIXED_WIDER:
-        assert (mine.moved, (theirs.spread, mine.spread)) == (theirs.moved, MIXED_WIDER[number])
-    else:
-        assert (mine.moved, mine.spread) <= (theirs.moved, theirs.spread)
+def test_mixed_subscriptions_never_do_worse_than_kafka(number: int) -> None:
+    """Mixed subscriptions at 1,000+ partitions: as balanced as Kafka's or more; then no more moved; then no wider.
+
+    The order is the objective's: squared loads, then partitions moved, then per-topic spread.
+    """
+    theirs, mine = _levels(number)
+    assert mine <= theirs
+    assert (theirs[0], mine[0]) == MIXED_MORE_EVEN.get(number, (theirs[0], theirs[0]))

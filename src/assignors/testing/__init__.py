@@ -36,6 +36,7 @@ from assignors.testing._machine import group_state_machine
 from assignors.testing._optimality import (
     StickyScore,
     current_owners,
+    load_squares,
     optimality_problems,
     sticky_score,
     topic_spread,
@@ -73,6 +74,7 @@ __all__ = [
     "group_state_machine",
     "groups",
     "kafka_classpath",
+    "load_squares",
     "needless_movement_problems",
     "optimality_problems",
     "owning",

@@ -1,10 +1,11 @@
 """The sticky objective as numbers, and checks that hold an assignor to it.
 
-:func:`sticky_score` measures an assignment by the sticky family's lexicographic order
-(after validity and balance): partitions taken from their current owner, rack-mismatched
-placements, per-topic spread. :func:`optimality_problems` compares an assignor with a
-solver the caller trusts (an exact one, for instance a MILP); :func:`topic_spread_problems`
-needs no solver: it finds swaps that would even the per-topic spread for free.
+:func:`load_squares` measures level 2 of the sticky family's lexicographic order (as
+balanced as possible); :func:`sticky_score` the levels after it: partitions taken from
+their current owner, rack-mismatched placements, per-topic spread.
+:func:`optimality_problems` compares an assignor with a solver the caller trusts (an
+exact one, for instance a MILP); :func:`topic_spread_problems` needs no solver: it finds
+swaps that would even the per-topic spread for free.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "StickyScore",
     "current_owners",
+    "load_squares",
     "optimality_problems",
     "sticky_score",
     "topic_spread",
@@ -113,6 +115,19 @@ def sticky_score(
     return StickyScore(moved, mismatched, topic_spread(cluster, subscriptions, held))
 
 
+def load_squares(held: Mapping[MemberId, Collection[TopicPartition]]) -> int:
+    """Level 2 of the sticky objective: the sum of squared member loads (smaller is more balanced).
+
+    Among valid assignments of one group, the smallest sum belongs to the most even load
+    vector; with identical subscriptions, to loads that differ by at most one.
+
+    >>> from assignors import TopicPartition as TP
+    >>> load_squares({"a": [TP("t", 0), TP("t", 1)], "b": [TP("t", 2)], "c": []})
+    5
+    """
+    return sum(len(partitions) ** 2 for partitions in held.values())
+
+
 def optimality_problems(
     make: AssignorFactory,
     cluster: Cluster,
@@ -123,6 +138,9 @@ def optimality_problems(
 ) -> list[str]:
     """The assignor's settled result is valid, balanced, and scores no worse than ``solver``'s at any level.
 
+    Level 2 compares the sums of squared loads (:func:`load_squares`); levels 3-5, when
+    level 2 is equal, :func:`sticky_score`.
+
     ``solver(cluster, subscriptions)`` returns an assignment the caller trusts to be the
     optimum of the sticky objective (valid and balanced). A cooperative assignor is
     judged after its follow-up rounds (:func:`settle`), against the first round's owners.
@@ -132,8 +150,15 @@ def optimality_problems(
     problems = validity_problems(cluster, subscriptions, result) + balance_problems(subscriptions, result)
     if problems:
         return problems
-    ours = sticky_score(cluster, subscriptions, {m: a.partitions for m, a in result.items()})
-    best = sticky_score(cluster, subscriptions, solver(cluster, subscriptions))
+    held = {m: a.partitions for m, a in result.items()}
+    optimum = solver(cluster, subscriptions)
+    mine, theirs = load_squares(held), load_squares(optimum)
+    if mine != theirs:
+        if mine > theirs:
+            problems.append(f"level 2 (as balanced as possible): squared loads {mine}, the solver reaches {theirs}")
+        return problems
+    ours = sticky_score(cluster, subscriptions, held)
+    best = sticky_score(cluster, subscriptions, optimum)
     for level, name, mine, theirs in zip(range(3, 6), _LEVELS, ours, best, strict=True):
         if mine != theirs:
             if mine > theirs:

@@ -80,9 +80,10 @@ class StickyAssignor(_StickyBase):
     sends it (V1: previous assignment and generation; V0: no generation; kafka-python's
     version-prefixed form too); a member without user data is read from its
     ``owned_partitions`` and ``generation_id``. Undecodable user data means no history.
-    With identical subscriptions member totals differ by at most one and the fewest
-    partitions leave their owners; otherwise no partition could move to a subscriber
-    holding two or more fewer.
+    The member totals are as balanced as any valid assignment can be (the smallest sum
+    of squared loads: with identical subscriptions they differ by at most one), and among
+    those the fewest partitions leave their owners (exact with identical subscriptions and
+    no racks at any size, and in small groups).
 
     Runtime complexity: ``O(P + M log M)`` with identical subscriptions and no racks.
 

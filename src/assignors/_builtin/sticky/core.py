@@ -9,14 +9,19 @@ The objective, a lexicographic order (each level only breaks ties of the ones ab
 
 1. Valid: each partition of a subscribed topic goes to exactly one member subscribing
    to its topic; a member with no subscribed topic gets nothing.
-2. Balanced. Identical subscriptions: member loads differ by at most one. Mixed
-   subscriptions: the sticky condition holds (no member holding a partition of topic T
-   holds two or more partitions more than another subscriber of T).
+2. As balanced as possible: the member loads form the most even vector any valid
+   assignment reaches, the one with the smallest sum of squared loads (its multiset is
+   unique). With identical subscriptions, loads differ by at most one; members with
+   equal subscriptions always differ by at most one; and Kafka's ``isBalanced`` (no
+   member holding a partition of topic T holds two or more more than another subscriber
+   of T) follows, as a consequence, not the definition.
 3. The fewest partitions taken from their current owner. The current owner of a
    partition is its claimer with the strictly highest generation that still subscribes
    to its topic (a tie at the highest generation means no owner). With racks, as in
    Kafka, an owned partition on none of its owner's racks counts as movable.
-4. With racks: the fewest partitions placed on none of their member's racks.
+4. With racks: the fewest partitions placed on none of their member's racks; ties go to
+   the fewest partitions taken from an owner that held them off its racks (so a
+   cooperative follow-up round does not move them for nothing).
 5. The most even per-topic spread: the sum over topics of (max - min) of each
    subscriber's count of that topic.
 6. A deterministic tie-break: members by id, partitions by (topic, number); never
@@ -31,15 +36,22 @@ The builders (one per shape, chosen here and logged at DEBUG, as Kafka logs its 
 * ``_sticky_general``: mixed subscriptions, Kafka's KIP-54 shape: keep every claim,
   place the rest least-loaded-first, then move partitions from the heaviest holder
   until the sticky condition holds, new ones (or a chain of two new ones) before
-  revoking a kept one.
+  revoking a kept one; then ``_sticky_balance`` passes partitions along longer chains
+  (between classes of members with equal subscriptions and groups of topics) until the
+  loads are the most even vector: level 2, exact at every size.
 * ``_sticky_racks``: KIP-881 rack awareness shared by both builders.
-* ``_sticky_exchange``: then, in small groups (members x partitions up to 250; 1,000
+* ``_sticky_exchange``: then, in small groups (members x partitions up to 400; 1,000
   with identical subscriptions and no racks), unless a certificate shows the builder's
   result optimal, an exact improvement phase: negative-cycle cancelling on the exchange
-  graph for levels 3 and 4 (level 5 through a convex proxy), with mixed subscriptions load shifts
-  re-optimised at the shifted loads, and without racks swaps that even the spread. On
-  the oracle corpus (tests/sticky_oracle.py) levels 3 and 4 are then exact on every
-  group and level 5 on all but 1% (at most 3 wider).
+  graph for levels 2 to 4 (the squared loads as convex costs through a sink node, so
+  which member of a class carries an extra partition is chosen for the fewest moves;
+  level 5 through a convex proxy), and without racks swaps that even the spread. On the
+  oracle corpus (tests/helpers/sticky_oracle.py) levels 2, 3 and 4 are then exact on every group
+  and level 5 on all but 1%.
+
+So cooperative-sticky settles in at most two rounds: the follow-up round's input already
+holds a most even assignment that revokes nothing (the first round's target), and an
+exact level 2-3 then revokes nothing again.
 
 Kafka's worked examples, pinned. ``StickyAssignor``'s Javadoc, example 1: C0, C1, C2 on
 t0..t3 (two partitions each), then C1 leaves; C0 and C2 keep all they had:
@@ -116,7 +128,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from assignors._builtin.sticky.claims import Claim, State, StickyResult, resolve_claims
-from assignors._builtin.sticky.exchange import improve
+from assignors._builtin.sticky.exchange import improve, snapshot
 from assignors._builtin.sticky.general import assign_general
 from assignors._builtin.sticky.racks import RackInfo
 from assignors._builtin.sticky.uniform import assign_identical
@@ -148,6 +160,7 @@ def sticky_assign(
         member_topics[member] = topics
     valid, claimed, taken = resolve_claims(partitions_per_topic, member_topics, claims)
     eligible = sorted(m for m, topics in member_topics.items() if topics)
+    owned = snapshot(valid, partitions_per_topic, eligible_count=sum(1 for t in member_topics.values() if t))
     kept = {m: valid.get(m, []) for m in subscriptions}
     state = State(dict.fromkeys(eligible, 0), kept, {m: [] for m in subscriptions})
     if eligible:
@@ -164,7 +177,7 @@ def sticky_assign(
             assign_identical(partitions_per_topic, eligible, taken, racks, state)
         else:
             assign_general(partitions_per_topic, member_topics, eligible, taken, racks, state)
-        improve(partitions_per_topic, member_topics, eligible, valid, racks, state, identical)
+        improve(partitions_per_topic, member_topics, eligible, owned, racks, state, identical)
         if state.unkept:
             state.settle()
     return StickyResult(state.kept, state.new, claimed)

@@ -2,12 +2,15 @@
 
 (Over 450 lines: the graph, its certificates and its searches share one state.)
 
-After a builder, the assignment is valid and balanced. For a fixed vector of member
-loads, levels 3 and 4 of the objective (partitions taken from their current owner,
-rack-mismatched placements) are a transportation problem: partitions to eligible
-members, capacities the loads, each placement costing ``W3 x [taken from its owner] +
-W4 x [off its member's racks]``. Level 5 (per-topic spread) enters as a convex proxy:
-the sum of squared per-topic counts of every member, weighted below the other two.
+After a builder, the assignment is valid and as balanced as possible (level 2: the most
+even member loads, :mod:`assignors._builtin.sticky.balance`). Levels 2 to 4 of the objective are a
+convex-cost transportation problem: partitions to eligible members, each member's load
+costing ``W2 x load**2`` and each placement ``W3 x [taken from its owner] + W4 x [off its
+member's racks]``, and with racks ``W4' x [taken from an owner that held it off its
+racks]`` (level 4's tie-break: such a partition is free to move at level 3, as in Kafka,
+but a cooperative follow-up round must not move it for nothing, or the group would not
+settle in two rounds). Level 5 (per-topic spread) enters as a convex proxy: the sum of
+squared per-topic counts of every member, weighted below the other levels.
 
 An assignment is optimal for such costs when its residual graph has no negative cycle.
 The graph here has one node per member and one per (member, topic) *slot*; an arc from
@@ -16,13 +19,15 @@ slot ``(a, T)`` to slot ``(b, T)`` moves the cheapest partition of ``T`` from ``
 Bellman-Ford finds a negative cycle; moving partitions along it lowers the cost; this
 repeats until none is left (each cycle lowers an integer cost, so it ends).
 
-Loads change along paths instead of cycles: a member at ``N // M + 1`` passes one
-partition down a chain to a member at ``N // M`` (identical subscriptions: a node that
-joins them makes these cycles too, so the phase is exact at levels 3 and 4 there). With
-mixed subscriptions a member may hold topic ``T`` only when its load is at most one above
-the lightest subscriber of ``T`` (the sticky condition, for fixed loads); load changes
-are the negative paths between two members, each kept only when the sticky condition
-still holds afterwards (a local search over load vectors, not exhaustive).
+Loads change along paths instead of cycles: a member passes one partition down a chain
+to another member. A *sink* node joins such paths into cycles: an arc from a member to
+the sink (it gains one) costs ``W2 x (2 x load + 1)``, one from the sink to a member (it
+loses one) ``-W2 x (2 x load - 1)`` (with identical subscriptions the same, written as
+"``N // M`` may gain, ``N // M + 1`` may lose"). A cycle through the sink that costs
+nothing at level 2 moves a member's one extra partition to another member of the same
+level of the most even vector: which member of a class carries the extra one is chosen
+for the fewest partitions taken from their owners. So the phase is exact at levels 2, 3
+and 4.
 
 Without racks, last, swaps of two partitions between two members that cost nothing at
 levels 3 and 4 and lower the per-topic spread itself (not its proxy) are made until none
@@ -35,9 +40,9 @@ builder is exact at levels 3 and 4, up to :data:`SHIFT_SPREAD`), and only when a
 partition is new to its member or racks apply. It searches nothing when a certificate
 shows the builder's result optimal: every topic's spread at most one (the proxy and level
 5 at their minimum, whatever the loads), no rack mismatch, and each member keeping all it
-could (its load or what it owns of the topics it may hold; with identical subscriptions,
-the ``N // M + 1`` loads to the members owning the most). Most rebalances of a Spark
-replay stop there.
+could (with identical subscriptions its load or what it owns, the ``N // M + 1`` loads to
+the members owning the most; with mixed subscriptions everything it owns of its topics).
+Most rebalances of a Spark replay stop there.
 """
 
 from __future__ import annotations
@@ -55,16 +60,25 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LIMIT", "SHIFT_MEMBERS", "SHIFT_SPREAD", "improve"]
+__all__ = ["LIMIT", "SHIFT_SPREAD", "improve", "snapshot"]
 
-LIMIT = 250  # members x partitions (6 x 40 in the oracle corpus): above it the builders' result stands
-SHIFT_MEMBERS = 8  # load shifts (mixed subscriptions) are searched in groups up to this many members
+LIMIT = 400  # members x partitions (6 x 40 in the oracle corpus, 8 x 48 the test kit's largest): above it
+# the builders' result stands
 SHIFT_SPREAD = 1_000  # identical subscriptions without racks: the phase runs up to this many members x partitions
 
 # A move: the partition, its giver and its receiver. An arc: tail node, head node, weight
 # and its move (None: an arc that only changes a count).
 _Move = tuple["TopicPartition", "MemberId", "MemberId"]
 _Arc = tuple[int, int, int, "_Move | None"]
+
+
+def snapshot(
+    valid: Mapping[MemberId, Sequence[TopicPartition]], partitions_per_topic: Mapping[Topic, int], eligible_count: int
+) -> Mapping[MemberId, Sequence[TopicPartition]]:
+    """The valid claims as they are before a builder trims its kept lists, when the phase may run (else empty)."""
+    if sum(partitions_per_topic.values()) * eligible_count > max(LIMIT, SHIFT_SPREAD):
+        return {}
+    return {member: tuple(partitions) for member, partitions in valid.items()}
 
 
 def improve(  # noqa: PLR0913, PLR0917 - the algorithm's whole state
@@ -110,9 +124,10 @@ class _Exchange:
         self._identical = identical
         self._members = list(members)
         total = sum(partitions_per_topic.values())
-        self._w4 = total * total + 1
+        self._w_off = total * total + 1  # taken from an owner that held it off its racks
+        self._w4 = self._w_off * (total + 1)
         self._w3 = self._w4 * (total + 1)
-        self._w0 = self._w3 * (total + 1)  # a holder the sticky condition forbids
+        self._w2 = self._w3 * (total + 1)  # one more in a member's squared load
         self._topics = sorted(partitions_per_topic)
         self._subscribers = {t: [m for m in members if t in member_topics[m]] for t in self._topics}
         self._member_topics = member_topics
@@ -133,37 +148,23 @@ class _Exchange:
         self._node = {m: i for i, m in enumerate(members)}
         self._slot = {key: len(members) + i for i, key in enumerate(self._held)}
         self._sink = len(members) + len(self._held)
-        self._allowed: dict[Topic, set[MemberId]] = {}
+        self._allowed = {topic: set(subscribers) for topic, subscribers in self._subscribers.items()}
 
     def _cost(self, tp: TopicPartition, member: MemberId) -> int:
         owner = self._owner.get(tp)
         cost = self._w3 if owner is not None and owner != member else 0
+        if owner is None and self._racks.enabled:
+            claimer = self._claimer.get(tp)
+            if claimer is not None and claimer != member:
+                cost += self._w_off
         if self._racks.enabled and not self._racks.local(member, tp):
             cost += self._w4
-        if member not in self._allowed[tp[0]]:
-            cost += self._w0
         return cost
 
-    def _allow(self, load: Mapping[MemberId, int]) -> None:
-        """Who may hold each topic at ``load`` (mixed: at most one above its lightest subscriber)."""
-        for topic, subscribers in self._subscribers.items():
-            if self._identical:
-                self._allowed[topic] = set(subscribers)
-            else:
-                lightest = min(load[m] for m in subscribers)
-                self._allowed[topic] = {m for m in subscribers if load[m] <= lightest + 1}
-
-    def _total(self) -> int:
-        """The weighted cost of the holdings (the balance penalty included)."""
-        cost = self._cost
-        return sum(cost(tp, m) for (m, _), parts in self._held.items() for tp in parts) + sum(
-            len(parts) ** 2 for parts in self._held.values()
-        )
-
     def _arcs(self, *, sink: bool) -> list[_Arc]:
-        """The residual graph; with ``sink``, arcs through the sink change loads (identical only)."""
+        """The residual graph; with ``sink``, arcs through the sink change loads."""
         arcs = self._count_arcs()
-        slot, node, held = self._slot, self._node, self._held
+        slot, held = self._slot, self._held
         for topic in self._topics:
             subscribers = self._subscribers[topic]
             for giver in subscribers:
@@ -176,13 +177,27 @@ class _Exchange:
                         continue
                     best = min((self._cost(tp, receiver) - base, tp) for base, tp in classes)
                     arcs.append((slot[giver, topic], slot[receiver, topic], best[0], (best[1], giver, receiver)))
-        if sink and self._identical and self._ceiling > self._floor:
-            load = self._load
-            for member in self._members:
-                if load[member] == self._floor:
-                    arcs.append((node[member], self._sink, 0, None))  # it may gain one
-                elif load[member] == self._ceiling:
-                    arcs.append((self._sink, node[member], 0, None))  # it may lose one
+        if sink:
+            arcs.extend(self._sink_arcs())
+        return arcs
+
+    def _sink_arcs(self) -> list[_Arc]:
+        """A member gains one (to the sink) or loses one (from it), at its level-2 cost."""
+        arcs: list[_Arc] = []
+        load, node, sink = self._load, self._node, self._sink
+        if self._identical:
+            if self._ceiling > self._floor:
+                for member in self._members:
+                    if load[member] == self._floor:
+                        arcs.append((node[member], sink, 0, None))  # it may gain one
+                    elif load[member] == self._ceiling:
+                        arcs.append((sink, node[member], 0, None))  # it may lose one
+            return arcs
+        w2 = self._w2
+        for member in self._members:
+            arcs.append((node[member], sink, w2 * (2 * load[member] + 1), None))  # it gains one
+            if load[member]:
+                arcs.append((sink, node[member], -w2 * (2 * load[member] - 1), None))  # it loses one
         return arcs
 
     def _count_arcs(self) -> list[_Arc]:
@@ -202,28 +217,21 @@ class _Exchange:
         seen: dict[tuple[MemberId | None, frozenset[str] | None], TopicPartition] = {}
         enabled, layout = self._racks.enabled, self._racks.layout
         for tp in parts:
-            key = (self._owner.get(tp), layout(tp) if enabled else None)
+            key = (self._claimer.get(tp), layout(tp) if enabled else None)
             current = seen.get(key)
             if current is None or tp < current:
                 seen[key] = tp
         return [(self._cost(tp, member), tp) for tp in sorted(seen.values())]
 
     def run(self) -> None:
-        self._allow(self._load)
         even = self._even()
         settled = even and self._at_bound()  # the builder's result is provably optimal: no cycle to find
         cycles = 0 if settled else self._cancel()
-        shifts = 0
-        if self._shifts_worth_it(settled):
-            while self._shift_load():
-                shifts += 1
         swaps = 0 if self._racks.enabled or (settled or self._even()) else self._even_spread()
-        if cycles or shifts or swaps:
+        if cycles or swaps:
             self._write_back()
         if logger.isEnabledFor(logging.DEBUG):
-            logger.debug(
-                "sticky exchange: %d cycles, %d load shifts and %d swaps improved the assignment", cycles, shifts, swaps
-            )
+            logger.debug("sticky exchange: %d cycles and %d swaps improved the assignment", cycles, swaps)
 
     def _even(self) -> bool:
         """Every topic's spread at most one: the proxy (and level 5) at its minimum, whatever the loads."""
@@ -237,8 +245,9 @@ class _Exchange:
     def _at_bound(self) -> bool:
         """Nothing to win at levels 3 and 4: no rack mismatch, and each member keeps all it could keep.
 
-        A member keeps at most its load and at most what it owns of the topics it may hold;
-        with identical subscriptions, the loads ``N // M + 1`` go to those owning the most.
+        With identical subscriptions a member keeps at most its load and at most what it
+        owns, and the loads ``N // M + 1`` go to those owning the most; with mixed
+        subscriptions (loads may shift within the most even vectors) the bound is all it owns.
         """
         racks, owner, allowed = self._racks, self._owner, self._allowed
         owned = dict.fromkeys(self._members, 0)
@@ -256,7 +265,7 @@ class _Exchange:
             floor, extra = self._floor, len(self._start) % len(self._members)
             over = sum(1 for m in self._members if owned[m] > floor)
             return sum(kept.values()) == sum(min(n, floor) for n in owned.values()) + min(extra, over)
-        return all(kept[m] == min(self._load[m], owned[m]) for m in self._members)
+        return all(kept[m] == owned[m] for m in self._members)
 
     def _spread(self, topic: Topic) -> int:
         counts = [len(self._held[m, topic]) for m in self._subscribers[topic]]
@@ -347,23 +356,8 @@ class _Exchange:
         bottom = low - 1 if gives < low else low + 1 if gives > low and gets - 1 == low and lows == 1 else low
         return top - bottom - high + low
 
-    def _shifts_worth_it(self, settled: bool) -> bool:  # noqa: FBT001 - internal
-        """Mixed subscriptions, few members, and something at level 3 or 4 to win (or a small group).
-
-        ``settled``: the builder's result is optimal at its loads; with nothing taken and no
-        mismatch, it is optimal at any loads.
-        """
-        members = len(self._members)
-        if self._identical or members > SHIFT_MEMBERS:
-            return False
-        total = self._total()
-        if settled and total < self._w4:
-            return False
-        return total >= self._w4 or members * len(self._start) <= SHIFT_SPREAD
-
     def _cancel(self) -> int:
-        """Cancel negative cycles at today's loads until none is left; returns how many."""
-        self._allow(self._load)
+        """Cancel negative cycles until none is left; returns how many."""
         cycles = 0
         while True:
             arcs = self._arcs(sink=True)
@@ -372,44 +366,6 @@ class _Exchange:
                 return cycles
             self._apply(arcs[i][3] for i in cycle)
             cycles += 1
-
-    def _shift_load(self) -> bool:
-        """The first load shift (one member one lighter, another one heavier) that lowers the cost, made.
-
-        For each giver and receiver, any path of moves from one to the other reaches the
-        shifted loads; cycle cancelling at those loads then finds their optimum, the sticky
-        condition as a penalty that outweighs every level. Kept when it costs less.
-        """
-        count = self._sink + 1
-        before = self._total()
-        for giver in self._members:
-            if not self._load[giver]:
-                continue
-            for receiver in self._members:
-                if receiver == giver:
-                    continue
-                saved = {key: list(parts) for key, parts in self._held.items()}, dict(self._load)
-                self._allow({**self._load, giver: self._load[giver] - 1, receiver: self._load[receiver] + 1})
-                path = _any_path(count, self._arcs(sink=False), self._node[giver], self._node[receiver])
-                if path is None:
-                    continue
-                self._apply(path)
-                self._cancel_at_loads()
-                if self._total() < before:
-                    self._allow(self._load)
-                    return True
-                self._held, self._load = saved
-        self._allow(self._load)
-        return False
-
-    def _cancel_at_loads(self) -> None:
-        """Cycle cancelling without changing loads or who may hold what."""
-        while True:
-            arcs = self._arcs(sink=False)
-            cycle = _negative_cycle(self._sink + 1, arcs)
-            if cycle is None:
-                return
-            self._apply(arcs[i][3] for i in cycle)
 
     def _apply(self, moves: Iterable[_Move | None]) -> list[_Move]:
         """Make the moves (None: an arc that moves nothing); returns the ones made."""
@@ -515,35 +471,3 @@ def _cycle_through(start: int, count: int, arcs: list[_Arc], via: list[int]) -> 
             cycle.reverse()
             return cycle if sum(arcs[i][2] for i in cycle) < 0 else None
     return None
-
-
-def _any_path(count: int, arcs: list[_Arc], source: int, target: int) -> list[_Move] | None:
-    """The moves of a path with the fewest arcs from ``source`` to ``target`` (breadth first), or None."""
-    out: list[list[int]] = [[] for _ in range(count)]
-    for index, arc in enumerate(arcs):
-        out[arc[0]].append(index)
-    via = [-1] * count
-    seen = [False] * count
-    seen[source] = True
-    frontier = [source]
-    while frontier and not seen[target]:
-        following = []
-        for tail in frontier:
-            for index in out[tail]:
-                head = arcs[index][1]
-                if not seen[head]:
-                    seen[head] = True
-                    via[head] = index
-                    following.append(head)
-        frontier = following
-    if not seen[target]:
-        return None
-    moves: list[_Move] = []
-    at = target
-    while at != source:
-        tail, _, _, move = arcs[via[at]]
-        if move is not None:
-            moves.append(move)
-        at = tail
-    moves.reverse()
-    return moves

@@ -7,7 +7,9 @@ moves, heaviest holder first. A partition new to the giver goes in preference to
 one; when only a kept one could go, a chain of two new ones is tried first (the giver
 passes a new partition to a co-subscriber, which passes one of its new ones to the light
 member), so nothing is revoked. Each step lowers the sum of squared loads, so this ends,
-and it ends with the sticky condition.
+and it ends with the sticky condition (Kafka's ``isBalanced``). Longer chains then take
+the loads to the most even vector any valid assignment reaches
+(:mod:`assignors._builtin.sticky.balance`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import logging
 from itertools import chain
 from typing import TYPE_CHECKING
 
+from assignors._builtin.sticky.balance import most_even
 from assignors._builtin.sticky.claims import unclaimed, water_fill
 from assignors._builtin.sticky.racks import Locality, rack_pass
 from assignors._core.base import topic_positions
@@ -60,6 +63,7 @@ def assign_general(  # noqa: PLR0913, PLR0917 - the algorithm's whole state
             pool, _ = rack_pass(pool, mismatched, group_members, racks, state, None)
         water_fill(pool, group_members, state, None)
     _rebalance(order, racks, state)
+    most_even(member_topics, members, state)
     if racks.enabled:
         Locality(members, member_topics, racks, state, None).improve()
 
