@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING
 from hypothesis import strategies as st
 
 from assignors import Cluster, Subscription, TopicPartition
-from assignors.consumer_protocol import encode_cooperative_user_data, encode_sticky_user_data
+from assignors.consumer_protocol import decode_sticky_user_data, encode_cooperative_user_data, encode_sticky_user_data
 from assignors.testing import Group, groups
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["changed_topics", "classic_groups", "cooperative_groups", "server_groups", "sticky_groups"]
+__all__ = [
+    "as_cooperative",
+    "changed_topics", "classic_groups", "cooperative_groups", "server_groups", "sticky_groups"]
 
 
 @st.composite
@@ -41,21 +43,32 @@ def changed_topics(draw: st.DrawFn, group: Group) -> Group:
 
 
 @st.composite
-def classic_groups(draw: st.DrawFn, *, max_members: int = 8, owned: bool | None = None) -> Group:
-    """Any group: claims drawn or not, topics changed or not."""
+def classic_groups(
+    draw: st.DrawFn,
+    *,
+    max_members: int = 8,
+    owned: bool | None = None,
+    identical: bool | None = None,
+    racks: bool | None = None,
+) -> Group:
+    """Any group: claims drawn or not, topics changed or not; ``identical`` as :func:`assignors.testing.groups`."""
     with_owned = draw(st.booleans()) if owned is None else owned
-    group = draw(groups(max_members=max_members, max_topics=4, max_partitions=10, owned=with_owned))
+    group = draw(
+        groups(max_members=max_members, max_topics=4, max_partitions=10, owned=with_owned, identical=identical, racks=racks)
+    )
     return draw(changed_topics(group)) if draw(st.booleans()) else group
 
 
 @st.composite
-def sticky_groups(draw: st.DrawFn, *, max_members: int = 8) -> Group:
+def sticky_groups(
+    draw: st.DrawFn, *, max_members: int = 8, identical: bool | None = None, racks: bool | None = None
+) -> Group:
     """What a ``StickyAssignor`` (EAGER) leader receives: each claim in the member's user data, V1 or V0.
 
     An EAGER member revoked everything before it rejoined, so its ``owned_partitions`` are empty; its
     subscription still carries the generation.
     """
-    group = draw(classic_groups(max_members=max_members))
+    group = draw(classic_groups(max_members=max_members, identical=identical, racks=racks))
     subscriptions: dict[str, Subscription] = {}
     for member, s in group.subscriptions.items():
         data = None
@@ -73,9 +86,9 @@ def sticky_groups(draw: st.DrawFn, *, max_members: int = 8) -> Group:
 
 
 @st.composite
-def cooperative_groups(draw: st.DrawFn, *, max_members: int = 8) -> Group:
+def cooperative_groups(draw: st.DrawFn, *, max_members: int = 8, identical: bool | None = None) -> Group:
     """What a ``CooperativeStickyAssignor`` leader receives: owned partitions and generations, some also as user data."""
-    group = draw(classic_groups(max_members=max_members))
+    group = draw(classic_groups(max_members=max_members, identical=identical))
     subscriptions = {
         member: Subscription(
             s.topics,
@@ -118,3 +131,21 @@ def server_groups(draw: st.DrawFn, *, max_members: int = 8, identical: bool | No
     if draw(st.booleans()):
         group = draw(changed_topics(group))
     return replace(group, subscriptions=without_double_claims(group.subscriptions))
+
+
+def as_cooperative(subscriptions: Mapping[str, Subscription]) -> dict[str, Subscription]:
+    """Sticky (EAGER) members' claims moved from their user data to their owned partitions, as a cooperative
+    member sends them."""
+    result = {}
+    for member, s in subscriptions.items():
+        owned: tuple[TopicPartition, ...] = ()
+        if s.user_data:
+            owned = decode_sticky_user_data(s.user_data).partitions
+        result[member] = Subscription(
+            s.topics,
+            owned_partitions=owned,
+            generation_id=s.generation_id,
+            rack_id=s.rack_id,
+            group_instance_id=s.group_instance_id,
+        )
+    return result
