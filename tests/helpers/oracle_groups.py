@@ -130,7 +130,21 @@ def server_groups(draw: st.DrawFn, *, max_members: int = 8, identical: bool | No
     )
     if draw(st.booleans()):
         group = draw(changed_topics(group))
-    return replace(group, subscriptions=without_double_claims(group.subscriptions))
+    subscriptions = without_double_claims(group.subscriptions)
+    # A KRaft topic never loses partitions: one that "shrank" was deleted and created again under a new topic id,
+    # which a previous target cannot name. A target can name a topic that vanished (its id is simply unknown).
+    counts = group.cluster.partitions_per_topic
+    for member, s in subscriptions.items():
+        kept = [tp for tp in s.owned_partitions if tp.topic not in counts or tp.partition < counts[tp.topic]]
+        if len(kept) != len(s.owned_partitions):
+            subscriptions[member] = Subscription(
+                s.topics,
+                owned_partitions=kept,
+                generation_id=s.generation_id,
+                rack_id=s.rack_id,
+                group_instance_id=s.group_instance_id,
+            )
+    return replace(group, subscriptions=subscriptions)
 
 
 def as_cooperative(subscriptions: Mapping[str, Subscription]) -> dict[str, Subscription]:
