@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PYTEST_ARGS ?=
 
-.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean jvm kafka-test
+.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean jvm kafka-test java-matrix jvm-legacy
 
 # Apache Kafka's jars (broker, clients, group coordinator) from Maven Central, pinned in jvm/pom.xml; ~/.m2 caches
 # them. `make jvm KAFKA_VERSION=4.1.1` builds another version beside it (jvm/target/kafka-VERSION/).
@@ -22,6 +22,24 @@ $(JVM_BUILD)/classpath.txt: jvm/pom.xml $(JAVA_SOURCES)
 	@touch $@
 
 jvm: $(JVM_BUILD)/classpath.txt
+
+# The Java oracle's uniform check before KAFKA-18688 (tests/java/test_uniform.py) runs against this version.
+ORACLE_LEGACY_VERSION ?= 4.0.0
+export ORACLE_LEGACY_VERSION
+jvm-legacy:
+	@$(MAKE) --no-print-directory jvm KAFKA_VERSION=$(ORACLE_LEGACY_VERSION)
+
+# The differential tests against Kafka's own Java (tests/java/) once per Kafka version, then the docs table
+# (docs/java-versions.md) generated from those runs. `make test` runs them at the pinned version only.
+JAVA_MATRIX ?= 3.9.1 4.0.2 4.4.0
+java-matrix: $(VENV)/.installed-test jvm-legacy
+	@rm -rf jvm/target/java-matrix && mkdir -p jvm/target/java-matrix
+	@for v in $(JAVA_MATRIX); do \
+	  $(MAKE) --no-print-directory jvm KAFKA_VERSION=$$v || exit 1; \
+	  KAFKA_VERSION=$$v $(BIN)/pytest tests/java -p no:cacheprovider -q -rA \
+	    --junitxml=jvm/target/java-matrix/kafka-$$v.xml $(PYTEST_ARGS); \
+	done; \
+	$(PY) tests/java/version_table.py jvm/target/java-matrix docs/java-versions.md
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "assignors needs Python 3.11 or newer")'
@@ -52,7 +70,7 @@ typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
 # The Spark tests share one xdist worker (xdist_group "spark"): one local JVM and one Spark Connect server.
-unit: $(VENV)/.installed-test jvm
+unit: $(VENV)/.installed-test jvm jvm-legacy
 	$(BIN)/pytest -n 2 --dist loadgroup -m 'not integration' $(PYTEST_ARGS)
 
 # Part of unit; on their own: the Spark Connect runs, and the standalone-cluster run (a master and two workers).

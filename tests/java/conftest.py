@@ -19,7 +19,7 @@ from helpers.java_oracle import JavaOracle
 
 # Examples per differential property: a few hundred in `make test`; ORACLE_EXAMPLES=5000 for a deep run.
 EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "300"))
-LEGACY_UNIFORM_VERSION = os.environ.get("ORACLE_LEGACY_VERSION", "4.0.2")
+LEGACY_UNIFORM_VERSION = os.environ.get("ORACLE_LEGACY_VERSION", "4.0.0")
 """A Kafka before KAFKA-18688 (4.1): the oracle for UniformAssignor(stable_extras=False)."""
 
 
