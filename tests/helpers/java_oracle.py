@@ -132,8 +132,8 @@ class JavaOracle:
         stderr_log = log_dir / "java-oracle.stderr.log"
         stderr_file = stderr_log.open("wb")
         command = [java, *([f"-Xmx{heap}"] if heap else []), "-cp", os.pathsep.join(classpath), MAIN_CLASS]
-        if _process._SETPRIV:  # noqa: SLF001 - the project's own process helper
-            command = [_process._SETPRIV, "--pdeathsig", "TERM", "--", *command]  # noqa: SLF001
+        if _process._SETPRIV:
+            command = [_process._SETPRIV, "--pdeathsig", "TERM", "--", *command]
         try:
             popen = subprocess.Popen(  # noqa: S603 - a fixed command
                 command,
@@ -147,8 +147,8 @@ class JavaOracle:
             raise
         oracle = cls(popen, stderr_log, timeout, _stderr_file=stderr_file)
         try:
-            if _process._SETPRIV:  # noqa: SLF001
-                _process._past_setpriv(popen.pid)  # noqa: SLF001
+            if _process._SETPRIV:
+                _process._past_setpriv(popen.pid)
             ready = oracle._read_answer(timeout)
             if "ready" not in ready:
                 oracle._fail(f"expected a ready line, got {ready!r}")
@@ -173,7 +173,7 @@ class JavaOracle:
         pid = self.popen.pid
         if self.popen.poll() is None:
             with contextlib.suppress(OSError):
-                assert self.popen.stdin is not None  # noqa: S101 - started with a pipe
+                assert self.popen.stdin is not None
                 self.popen.stdin.close()
             try:
                 self.popen.wait(timeout)
@@ -208,7 +208,7 @@ class JavaOracle:
 
     def _read_answer(self, timeout: float) -> dict[str, Any]:
         """One line from the JVM's stdout, parsed; at most ``timeout`` seconds."""
-        assert self.popen.stdout is not None  # noqa: S101 - started with a pipe
+        assert self.popen.stdout is not None
         fd = self.popen.stdout.fileno()
         deadline = time.monotonic() + timeout
         with selectors.DefaultSelector() as selector:
@@ -235,7 +235,7 @@ class JavaOracle:
 
     def request(self, payload: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
         """Send one request and return its answer; :class:`JavaError` when Kafka's code threw."""
-        assert self.popen.stdin is not None  # noqa: S101 - started with a pipe
+        assert self.popen.stdin is not None
         if self.popen.poll() is not None:
             self._fail("it is not running")
         try:
@@ -283,7 +283,9 @@ class JavaOracle:
     # --- ConsumerProtocol ------------------------------------------------------------------------------------
 
     def encode_subscription(self, subscription: Subscription, version: int) -> bytes:
-        answer = self.request({"op": "encode_subscription", "version": version, "subscription": member_json(subscription)})
+        answer = self.request(
+            {"op": "encode_subscription", "version": version, "subscription": member_json(subscription)}
+        )
         return bytes.fromhex(answer["hex"])
 
     def decode_subscription(self, data: bytes) -> Subscription:
@@ -311,12 +313,14 @@ class JavaOracle:
 
     def encode_sticky_user_data(self, partitions: Iterable[TopicPartition], generation: int) -> bytes:
         """What a Java ``StickyAssignor`` member sends after ``onAssignment(partitions)`` at ``generation``."""
-        answer = self.request({"op": "encode_sticky_user_data", "partitions": _pairs(partitions), "generation": generation})
+        answer = self.request(
+            {"op": "encode_sticky_user_data", "partitions": _pairs(partitions), "generation": generation}
+        )
         return bytes.fromhex(answer["hex"])
 
     # --- the benchmark ---------------------------------------------------------------------------------------
 
-    def bench(  # noqa: PLR0913 - the benchmark's knobs
+    def bench(
         self,
         assignor: str,
         cluster: Cluster,
@@ -350,9 +354,7 @@ def _compact_group(cluster: Cluster, subscriptions: Mapping[str, Subscription]) 
     return group
 
 
-def side_by_side(
-    ours: Mapping[str, Assignment], java: Mapping[str, Assignment], *, title: str = "ours | Java"
-) -> str:
+def side_by_side(ours: Mapping[str, Assignment], java: Mapping[str, Assignment], *, title: str = "ours | Java") -> str:
     """Both results per member, partitions sorted, differing members marked: a counterexample a person reads."""
     lines = [f"member | {title}"]
     for member in sorted(set(ours) | set(java)):

@@ -8,6 +8,7 @@ data V0 and V1, cooperative user data.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -20,9 +21,18 @@ from assignors.testing import Group, groups
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "300"))
+"""Examples per differential property: a few hundred in `make test`; ORACLE_EXAMPLES=5000 for a deep run."""
+
 __all__ = [
+    "EXAMPLES",
     "as_cooperative",
-    "changed_topics", "classic_groups", "cooperative_groups", "server_groups", "sticky_groups"]
+    "changed_topics",
+    "classic_groups",
+    "cooperative_groups",
+    "server_groups",
+    "sticky_groups",
+]
 
 
 @st.composite
@@ -34,11 +44,7 @@ def changed_topics(draw: st.DrawFn, group: Group) -> Group:
         if fate == "vanish":
             continue
         counts[topic] = draw(st.integers(0, count)) if fate == "shrink" else count
-    racks = {
-        tp: racks
-        for tp, racks in group.cluster.partition_racks.items()
-        if tp.partition < counts.get(tp.topic, 0)
-    }
+    racks = {tp: racks for tp, racks in group.cluster.partition_racks.items() if tp.partition < counts.get(tp.topic, 0)}
     return replace(group, cluster=Cluster(counts, partition_racks=racks))
 
 
@@ -54,7 +60,9 @@ def classic_groups(
     """Any group: claims drawn or not, topics changed or not; ``identical`` as :func:`assignors.testing.groups`."""
     with_owned = draw(st.booleans()) if owned is None else owned
     group = draw(
-        groups(max_members=max_members, max_topics=4, max_partitions=10, owned=with_owned, identical=identical, racks=racks)
+        groups(
+            max_members=max_members, max_topics=4, max_partitions=10, owned=with_owned, identical=identical, racks=racks
+        )
     )
     return draw(changed_topics(group)) if draw(st.booleans()) else group
 
@@ -72,7 +80,7 @@ def sticky_groups(
     subscriptions: dict[str, Subscription] = {}
     for member, s in group.subscriptions.items():
         data = None
-        if s.owned_partitions or draw(st.booleans()):
+        if bool(s.owned_partitions) or draw(st.booleans()):
             version = draw(st.sampled_from((0, 1)))
             data = encode_sticky_user_data(s.owned_partitions, s.generation_id if version == 1 else None)
         subscriptions[member] = Subscription(
@@ -87,7 +95,7 @@ def sticky_groups(
 
 @st.composite
 def cooperative_groups(draw: st.DrawFn, *, max_members: int = 8, identical: bool | None = None) -> Group:
-    """What a ``CooperativeStickyAssignor`` leader receives: owned partitions and generations, some also as user data."""
+    """What a ``CooperativeStickyAssignor`` leader receives: owned partitions and generations (some in user data)."""
     group = draw(classic_groups(max_members=max_members, identical=identical))
     subscriptions = {
         member: Subscription(

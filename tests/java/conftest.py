@@ -17,8 +17,6 @@ import pytest
 import kafka_jvm
 from helpers.java_oracle import JavaOracle
 
-# Examples per differential property: a few hundred in `make test`; ORACLE_EXAMPLES=5000 for a deep run.
-EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "300"))
 LEGACY_UNIFORM_VERSION = os.environ.get("ORACLE_LEGACY_VERSION", "4.0.0")
 """A Kafka before KAFKA-18688 (4.1): the oracle for UniformAssignor(stable_extras=False)."""
 
@@ -31,10 +29,14 @@ def _unavailable(message: str) -> None:
 
 def start_oracle(version: str | None, log_dir: Path) -> JavaOracle:
     if shutil.which("java") is None:
-        _unavailable("java not found: the Java oracle needs a JDK 17+ (Debian: apt-get install openjdk-17-jdk-headless)")
+        _unavailable(
+            "java not found: the Java oracle needs a JDK 17+ (Debian: apt-get install openjdk-17-jdk-headless)"
+        )
     classpath = kafka_jvm.classpath(version)  # skips (fails under CI) when `make jvm` did not build it
     if not (Path(classpath[0]) / "dev" / "assignors" / "oracle" / "Oracle.class").is_file():
-        _unavailable(f"no Java oracle in {classpath[0]}: run `make jvm KAFKA_VERSION={version or kafka_jvm.kafka_version()}`")
+        _unavailable(
+            f"no Java oracle in {classpath[0]}: run `make jvm KAFKA_VERSION={version or kafka_jvm.kafka_version()}`"
+        )
     return JavaOracle.start(classpath, log_dir)
 
 

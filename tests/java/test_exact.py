@@ -13,14 +13,11 @@ from assignors import RangeAssignor, RoundRobinAssignor
 from assignors.consumer_group import RangeAssignor as ServerRangeAssignor
 from assignors.testing import Group
 from helpers.java_oracle import JavaOracle, side_by_side
-from helpers.oracle_groups import classic_groups, server_groups
-from java.conftest import EXAMPLES
+from helpers.oracle_groups import EXAMPLES, classic_groups, server_groups
 
 
 def _same(ours: dict, java: dict) -> bool:  # type: ignore[type-arg]
-    return ours.keys() == java.keys() and all(
-        sorted(ours[m].partitions) == sorted(java[m].partitions) for m in ours
-    )
+    return ours.keys() == java.keys() and all(sorted(ours[m].partitions) == sorted(java[m].partitions) for m in ours)
 
 
 def _report(group: Group, ours: dict, java: dict) -> str:  # type: ignore[type-arg]

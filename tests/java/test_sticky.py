@@ -21,8 +21,7 @@ from assignors import Assignment, Cluster, CooperativeStickyAssignor, StickyAssi
 from assignors.consumer_protocol import decode_sticky_user_data
 from assignors.testing import Group, current_owners, owning, rack_aware, validity_problems
 from helpers.java_oracle import JavaError, JavaOracle, side_by_side
-from helpers.oracle_groups import as_cooperative, cooperative_groups, sticky_groups
-from java.conftest import EXAMPLES
+from helpers.oracle_groups import EXAMPLES, as_cooperative, cooperative_groups, sticky_groups
 
 Result = Mapping[str, Assignment]
 T = TypeVar("T")
@@ -38,7 +37,9 @@ class Score:
     off_rack: int
 
 
-def score(cluster: Cluster, subscriptions: Mapping[str, Subscription], owners: Mapping[TopicPartition, str], result: Result) -> Score:
+def score(
+    cluster: Cluster, subscriptions: Mapping[str, Subscription], owners: Mapping[TopicPartition, str], result: Result
+) -> Score:
     """Kafka's own measures: a rack mismatch is a partition on a member with a rack none of its replicas is on
     (``AbstractPartitionAssignor.RackInfo.racksMismatch``: unknown replica racks mismatch too)."""
     squares = sum(len(a.partitions) ** 2 for a in result.values())
@@ -93,22 +94,20 @@ def _compare(group: Group, owners: Mapping[TopicPartition, str], ours: Result, j
             assert ours_score.off_rack <= java_score.off_rack, f"equal otherwise, more rack mismatches\n{report}"
 
 
-def settle(assign: Callable[[Cluster, Mapping[str, Subscription]], Result], group: Group, max_rounds: int = 8) -> tuple[Result, int]:
+def settle(
+    assign: Callable[[Cluster, Mapping[str, Subscription]], Result], group: Group, max_rounds: int = 8
+) -> tuple[Result, int]:
     """Rebalance, each member then owning what it got, until a round withholds nothing: the result and rounds."""
     subscriptions = dict(group.subscriptions)
     generation = max((s.generation_id for s in subscriptions.values()), default=-1) + 1
-    wanted = {
-        tp
-        for s in subscriptions.values()
-        for topic in s.topics
-        for tp in group.cluster.partitions(topic)
-    }
+    wanted = {tp for s in subscriptions.values() for topic in s.topics for tp in group.cluster.partitions(topic)}
     for rounds in range(1, max_rounds + 1):
         result = assign(group.cluster, subscriptions)
         if {tp for a in result.values() for tp in a.partitions} == wanted:
             return result, rounds
         subscriptions = {m: owning(s, result[m].partitions, generation + rounds) for m, s in subscriptions.items()}
-    raise AssertionError(f"still withholding after {max_rounds} rounds:\n{group}\n{side_by_side(result, result)}")
+    msg = f"still withholding after {max_rounds} rounds:\n{group}\n{side_by_side(result, result)}"
+    raise AssertionError(msg)
 
 
 def kafka_cannot_fill(error: JavaError) -> bool:
@@ -146,7 +145,9 @@ def cooperative_rounds(oracle: JavaOracle, group: Group) -> None:
         return
     java, java_rounds = settled
     owners = current_owners(group.cluster, group.subscriptions)
-    assert our_rounds <= java_rounds, f"rounds ours {our_rounds}, Java {java_rounds}\n{group}\n{side_by_side(ours, java)}"
+    assert our_rounds <= java_rounds, (
+        f"rounds ours {our_rounds}, Java {java_rounds}\n{group}\n{side_by_side(ours, java)}"
+    )
     _compare(group, owners, ours, java)
 
 
@@ -175,7 +176,9 @@ def racks_in_play(group: Group) -> bool:
 )
 @settings(max_examples=EXAMPLES, phases=NO_SHRINK)
 @given(group=sticky_groups(identical=True, racks=True), cooperative=st.booleans())
-def test_sticky_family_at_least_as_good_as_kafka_with_racks(oracle: JavaOracle, group: Group, cooperative: bool) -> None:
+def test_sticky_family_at_least_as_good_as_kafka_with_racks(
+    oracle: JavaOracle, group: Group, cooperative: bool
+) -> None:
     assume(racks_in_play(group))
     if cooperative:
         cooperative_rounds(oracle, replace(group, subscriptions=as_cooperative(group.subscriptions)))

@@ -23,8 +23,7 @@ from assignors import Assignment, Cluster, Subscription, TopicPartition
 from assignors.consumer_group import UniformAssignor
 from assignors.testing import Group
 from helpers.java_oracle import JavaOracle, side_by_side
-from helpers.oracle_groups import server_groups
-from java.conftest import EXAMPLES
+from helpers.oracle_groups import EXAMPLES, server_groups
 
 Result = Mapping[str, Assignment]
 KAFKA_18688 = (4, 1)
@@ -42,7 +41,7 @@ def _salted_ids(group: Group, salt: int) -> dict[str, tuple[int, int]]:
     return ids
 
 
-def java_runs(oracle: JavaOracle, group: Group, salts: list[int]) -> list[dict[str, frozenset[object]]]:
+def java_runs(oracle: JavaOracle, group: Group, salts: list[int]) -> list[dict[str, frozenset[TopicPartition]]]:
     """Kafka's target on the group, then on each relabelled copy, mapped back.
 
     A copy renames every member to a random id (so both their HashMap order and their sorted order change) and
@@ -63,7 +62,7 @@ def java_runs(oracle: JavaOracle, group: Group, salts: list[int]) -> list[dict[s
     return runs
 
 
-def depends_on_java_order(runs: list[dict[str, frozenset[object]]]) -> bool:
+def depends_on_java_order(runs: list[dict[str, frozenset[TopicPartition]]]) -> bool:
     """Kafka's target changes with member ids or topic ids alone: its HashMap iteration order decides it."""
     return any(run != runs[0] for run in runs[1:])
 
@@ -73,10 +72,10 @@ def moved(subscriptions: Mapping[str, Subscription], result: Result) -> int:
     return sum(1 for m, a in result.items() for tp in a.partitions if previous.get(tp, m) != m)
 
 
-def check(oracle: JavaOracle, group: Group, salts: list[int], *, stable_extras: bool) -> None:
+def check(oracle: JavaOracle, group: Group, salts: list[int], *, stable_extras: bool, movement: bool = True) -> None:
     ours = UniformAssignor(stable_extras=stable_extras).assign(group.cluster, group.subscriptions)
     runs = java_runs(oracle, group, salts)
-    java = {m: Assignment(sorted(p)) for m, p in runs[0].items()}  # type: ignore[type-var]
+    java = {m: Assignment(sorted(p)) for m, p in runs[0].items()}
     report = f"{group}\n{side_by_side(ours, java)}"
     if not depends_on_java_order(runs):
         assert {m: frozenset(a.partitions) for m, a in ours.items()} == runs[0], f"not Kafka's exactly\n{report}"
@@ -84,7 +83,7 @@ def check(oracle: JavaOracle, group: Group, salts: list[int], *, stable_extras: 
     ours_squares = sum(len(a.partitions) ** 2 for a in ours.values())
     java_squares = sum(len(a.partitions) ** 2 for a in java.values())
     assert ours_squares <= java_squares, f"less balanced than Kafka's\n{report}"
-    if ours_squares == java_squares:
+    if movement and ours_squares == java_squares:
         assert moved(group.subscriptions, ours) <= moved(group.subscriptions, java), f"more movement\n{report}"
 
 
@@ -134,5 +133,6 @@ def test_uniform_heterogeneous_kafka_where_order_free_else_as_good(
 def test_uniform_before_kafka_18688_against_kafka_4_0(
     legacy_oracle: JavaOracle, group: Group, salts: list[int]
 ) -> None:
+    """Where Kafka's order decides, the old mode moves what that order moves: only balance is compared there."""
     assert legacy_oracle.version_tuple < KAFKA_18688, legacy_oracle.version
-    check(legacy_oracle, group, salts, stable_extras=False)
+    check(legacy_oracle, group, salts, stable_extras=False, movement=False)

@@ -23,7 +23,7 @@ from assignors.consumer_protocol import (
 )
 from assignors.testing import assignments, subscriptions
 from helpers.java_oracle import JavaError, JavaOracle
-from java.conftest import EXAMPLES
+from helpers.oracle_groups import EXAMPLES
 
 VERSIONS = st.integers(0, HIGHEST_VERSION + 2)
 
@@ -34,8 +34,8 @@ def _on_the_wire(subscription: Subscription, version: int) -> Subscription:
         subscription.topics,
         user_data=subscription.user_data,
         owned_partitions=subscription.owned_partitions if version >= 1 else (),
-        generation_id=subscription.generation_id if version >= 2 else -1,  # noqa: PLR2004 - protocol version
-        rack_id=subscription.rack_id if version >= 3 else None,  # noqa: PLR2004
+        generation_id=subscription.generation_id if version >= 2 else -1,
+        rack_id=subscription.rack_id if version >= 3 else None,
     )
 
 

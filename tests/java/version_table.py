@@ -117,4 +117,4 @@ def render(folder: Path) -> str:
 if __name__ == "__main__":
     folder, out = Path(sys.argv[1]), Path(sys.argv[2])
     out.write_text(render(folder), encoding="utf-8")
-    print(f"wrote {out}")
+    sys.stdout.write(f"wrote {out}\n")
