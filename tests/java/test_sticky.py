@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import pytest
-from hypothesis import Phase, assume, given, settings
+from hypothesis import Phase, assume, example, given, settings
 from hypothesis import strategies as st
 
 from assignors import Assignment, Cluster, CooperativeStickyAssignor, StickyAssignor, Subscription, TopicPartition
-from assignors.consumer_protocol import decode_sticky_user_data
+from assignors.consumer_protocol import decode_sticky_user_data, encode_sticky_user_data
 from assignors.testing import Group, current_owners, owning, rack_aware, validity_problems
 from helpers.java_oracle import JavaError, JavaOracle, side_by_side
 from helpers.oracle_groups import EXAMPLES, as_cooperative, cooperative_groups, sticky_groups
@@ -26,6 +26,33 @@ from helpers.oracle_groups import EXAMPLES, as_cooperative, cooperative_groups, 
 Result = Mapping[str, Assignment]
 T = TypeVar("T")
 NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)  # an expected failure needs no shrinking
+
+
+LESS_BALANCED = Group(
+    Cluster({"t0": 7, "t1": 6}),
+    {
+        **{f"c{i}": Subscription([]) for i in range(3)},
+        **{f"c{i}": Subscription(["t0"]) for i in range(3, 6)},
+        "c6": Subscription(["t0", "t1"]),
+        "c7": Subscription(["t0", "t1"]),
+    },
+)
+"""Issue 27's shape, found by the property: ours gives c3 two partitions, Kafka three (squares 37 against 35)."""
+
+RACK_OVER_STICKINESS = Group(
+    Cluster({"t0": 7, "t1": 0}, partition_racks={TopicPartition("t0", 1): ["a"]}),
+    {
+        "c0": Subscription(
+            ["t0"],
+            user_data=encode_sticky_user_data([TopicPartition("t0", p) for p in (0, 1, 6)], None),
+            generation_id=0,
+            rack_id="a",
+        ),
+        "c1": Subscription(["t0"], generation_id=0, rack_id="a"),
+        "c2": Subscription(["t0"], generation_id=0),
+    },
+)
+"""Found by the property: Kafka keeps t0-0 with its owner c0 (rack a, t0-0's racks unknown); ours moves it to c2."""
 
 
 @dataclass(frozen=True, order=True)
@@ -176,6 +203,7 @@ def racks_in_play(group: Group) -> bool:
 )
 @settings(max_examples=EXAMPLES, phases=NO_SHRINK)
 @given(group=sticky_groups(identical=True, racks=True), cooperative=st.booleans())
+@example(group=RACK_OVER_STICKINESS, cooperative=False)
 def test_sticky_family_at_least_as_good_as_kafka_with_racks(
     oracle: JavaOracle, group: Group, cooperative: bool
 ) -> None:
@@ -194,6 +222,7 @@ def unequal_subscriptions(group: Group) -> bool:
 @pytest.mark.xfail(strict=True, reason="issue 27: on unequal subscriptions ours is less balanced than Kafka's")
 @settings(max_examples=EXAMPLES, phases=NO_SHRINK)
 @given(group=sticky_groups(identical=False), cooperative=st.booleans())
+@example(group=LESS_BALANCED, cooperative=True)
 def test_sticky_family_at_least_as_good_as_kafka_on_unequal_subscriptions(
     oracle: JavaOracle, group: Group, cooperative: bool
 ) -> None:

@@ -112,7 +112,8 @@ SALTS = st.lists(st.integers(1, 2**32), min_size=7, max_size=7, unique=True)  # 
 @settings(max_examples=EXAMPLES)
 @given(group=server_groups(identical=True), salts=SALTS)
 def test_uniform_kafka_where_order_free_else_as_good(oracle: JavaOracle, group: Group, salts: list[int]) -> None:
-    check(oracle, group, salts, stable_extras=oracle.version_tuple >= KAFKA_18688)
+    stable = oracle.version_tuple >= KAFKA_18688
+    check(oracle, group, salts, stable_extras=stable, movement=stable)
 
 
 @pytest.mark.xfail(
