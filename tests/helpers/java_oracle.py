@@ -188,6 +188,9 @@ class JavaOracle:
                     self.popen.wait(timeout)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGKILL)
+        if self.popen.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.popen.stdin.close()
         if self.popen.stdout is not None:
             self.popen.stdout.close()
         if self._stderr_file is not None:
