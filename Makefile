@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PYTEST_ARGS ?=
 
-.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean jvm kafka-test kafka-demo
+.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean jvm kafka-test kafka-demo java-matrix jvm-legacy
 
 # Apache Kafka's jars (broker, clients, group coordinator) from Maven Central, pinned in jvm/pom.xml; ~/.m2 caches
 # them. `make jvm KAFKA_VERSION=4.1.1` builds another version beside it (jvm/target/kafka-VERSION/).
@@ -22,6 +22,24 @@ $(JVM_BUILD)/classpath.txt: jvm/pom.xml $(JAVA_SOURCES)
 	@touch $@
 
 jvm: $(JVM_BUILD)/classpath.txt
+
+# The Java oracle's uniform check before KAFKA-18688 (tests/java/test_uniform.py) runs against this version.
+ORACLE_LEGACY_VERSION ?= 4.0.0
+export ORACLE_LEGACY_VERSION
+jvm-legacy:
+	@$(MAKE) --no-print-directory jvm KAFKA_VERSION=$(ORACLE_LEGACY_VERSION)
+
+# The differential tests against Kafka's own Java (tests/java/) once per Kafka version, then the docs table
+# (docs/java-versions.md) generated from those runs. `make test` runs them at the pinned version only.
+JAVA_MATRIX ?= 3.9.1 4.0.2 4.4.0
+java-matrix: $(VENV)/.installed-test jvm-legacy
+	@rm -rf jvm/target/java-matrix && mkdir -p jvm/target/java-matrix
+	@for v in $(JAVA_MATRIX); do \
+	  $(MAKE) --no-print-directory jvm KAFKA_VERSION=$$v || exit 1; \
+	  KAFKA_VERSION=$$v $(BIN)/pytest tests/java -p no:cacheprovider -q -rA \
+	    --junitxml=jvm/target/java-matrix/kafka-$$v.xml $(PYTEST_ARGS); \
+	done; \
+	$(PY) tests/java/version_table.py jvm/target/java-matrix docs/java-versions.md
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "assignors needs Python 3.11 or newer")'
@@ -59,7 +77,7 @@ typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
 # The Spark tests share one xdist worker (xdist_group "spark"): one local JVM and one Spark Connect server.
-unit: $(VENV)/.installed-test jvm
+unit: $(VENV)/.installed-test jvm jvm-legacy
 	$(BIN)/pytest -n 2 --dist loadgroup -m 'not integration' $(PYTEST_ARGS)
 
 # Part of unit; on their own: the Spark Connect runs, and the standalone-cluster run (a master and two workers).
@@ -74,7 +92,7 @@ kafka-test: $(VENV)/.installed-test jvm
 	$(BIN)/pytest -n 3 --dist load --maxschedchunk 1 -m kafka $(PYTEST_ARGS)
 
 # Real consumer groups on a real Kafka broker (one per worker, assignors.testing.KafkaBroker, ~0.4 GB each), and
-# collect on librdkafka's mock cluster. They mostly wait for rebalances, so 3 run at once, each handed out as a
+# collect reading that broker's own __consumer_offsets. They mostly wait for rebalances, so 3 run at once, each handed out as a
 # worker frees up (a long scenario never queues behind another); 3 brokers and the faults scenarios' member
 # processes fit 2 cores beside the unit suite.
 integration: $(VENV)/.installed-test jvm
