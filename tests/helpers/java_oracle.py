@@ -259,13 +259,21 @@ class JavaOracle:
     ) -> dict[str, Assignment]:
         """Kafka's classic assignor ``assignor`` (range, roundrobin, sticky, cooperative-sticky) on this group.
 
-        Each Assignment keeps Java's partition order and user data.
+        Each Assignment keeps Java's partition order and user data. An answer an :class:`Assignment` cannot hold
+        (a partition listed twice) raises ``InvalidSubscriptionError``; :meth:`assign_partitions` returns it as is.
         """
         answer = self.request({"op": "assign", "assignor": assignor, "group": group_json(cluster, subscriptions)})
         return {
             member: Assignment(_partitions(result["partitions"]), user_data=_bytes(result["user_data"]))
             for member, result in answer["assignments"].items()
         }
+
+    def assign_partitions(
+        self, assignor: str, cluster: Cluster, subscriptions: Mapping[str, Subscription]
+    ) -> dict[str, tuple[TopicPartition, ...]]:
+        """Kafka's classic assignor's partitions per member, exactly as Java listed them (duplicates kept)."""
+        answer = self.request({"op": "assign", "assignor": assignor, "group": group_json(cluster, subscriptions)})
+        return {member: _partitions(result["partitions"]) for member, result in answer["assignments"].items()}
 
     def server_assign(
         self,

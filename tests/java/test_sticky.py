@@ -9,12 +9,12 @@ A failure prints both results side by side.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 import pytest
-from hypothesis import Phase, assume, example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from assignors import Assignment, Cluster, CooperativeStickyAssignor, StickyAssignor, Subscription, TopicPartition
@@ -25,7 +25,6 @@ from helpers.oracle_groups import EXAMPLES, as_cooperative, cooperative_groups, 
 
 Result = Mapping[str, Assignment]
 T = TypeVar("T")
-NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)  # an expected failure needs no shrinking
 
 
 LESS_BALANCED = Group(
@@ -52,32 +51,87 @@ RACK_OVER_STICKINESS = Group(
         "c2": Subscription(["t0"], generation_id=0),
     },
 )
-"""Found by the property: Kafka keeps t0-0 with its owner c0 (rack a, t0-0's racks unknown); ours moves it to c2."""
+"""Found by the property: Kafka keeps t0-0 with its owner c0 (rack a, t0-0's racks unknown); ours moves it to c2,
+where it is no rack mismatch. By our objective that move is free (c0 held t0-0 off its racks): equal at level 3,
+better at level 4 (3 mismatches against Kafka's 4); Kafka's raw count, 1 move against 0, shows in a report."""
+
+
+def _claiming(topics: list[str], partitions: list[TopicPartition], generation: int) -> Subscription:
+    """An EAGER sticky member: its claim in V1 user data."""
+    return Subscription(topics, user_data=encode_sticky_user_data(partitions, generation), generation_id=generation)
+
+
+BEYOND_THE_TOPIC = Group(
+    Cluster({"t0": 2, "t1": 1}),
+    {
+        "c0": _claiming(["t0"], [TopicPartition("t0", 0), TopicPartition("t0", 5)], 1),
+        "c1": _claiming(["t0", "t1"], [], 1),
+    },
+)
+"""t0 shrank to 2 partitions; c0 still claims t0-5: Kafka gives it back
+(:func:`kafka_keeps_partitions_beyond_the_topic`)."""
+
+PREVIOUS_OWNER_GONE = Group(
+    Cluster({"t1": 2}),
+    {
+        "a": _claiming(["t1"], [TopicPartition("t1", 0), TopicPartition("t1", 1)], 3),
+        "b": _claiming(["t1"], [], 3),
+        "c": _claiming(["t9"], [TopicPartition("t1", 0)], 2),
+    },
+)
+"""t1-0's previous owner c now subscribes to a topic that does not exist: Kafka throws
+(:func:`kafka_loses_a_previous_owner`)."""
+
+STALE_CLAIM = Group(
+    Cluster({"t0": 2}),
+    {
+        "c0": Subscription([], generation_id=1),
+        "c5": _claiming(["t0"], [TopicPartition("t0", 0)], 0),
+        "c6": _claiming(["t0"], [TopicPartition("t0", 0), TopicPartition("t0", 1)], 1),
+    },
+)
+"""c6 owns both partitions; c5 claims t0-0 from an older generation: Kafka's cooperative-sticky hands c5 t0-0 in
+the first round while c6 still owns it, ours withholds t0-1 from c5 for a round (:func:`claimed_by_two_members`)."""
 
 
 @dataclass(frozen=True, order=True)
 class Score:
-    """Lower is better, compared in this order: unevenness, movement, rack mismatches."""
+    """Lower is better, compared in this order: unevenness, movement, rack mismatches.
+
+    ``moved`` is level 3 of our objective (docs/sticky.md): with rack-aware assignment in play, a partition taken
+    from an owner that held it on none of its racks costs nothing. ``moved_raw`` counts every partition that left
+    its owner, Kafka's view; it is shown in a failure report, never compared.
+    """
 
     squares: int
     moved: int
     off_rack: int
+    moved_raw: int = field(compare=False)
+
+
+def _off_racks(cluster: Cluster, subscriptions: Mapping[str, Subscription], member: str, tp: TopicPartition) -> bool:
+    """Kafka's ``RackInfo.racksMismatch``: the member has a rack and none of the partition's replicas is on it
+    (unknown replica racks mismatch too)."""
+    rack = subscriptions[member].rack_id
+    return rack is not None and rack not in cluster.racks_of(tp)
 
 
 def score(
     cluster: Cluster, subscriptions: Mapping[str, Subscription], owners: Mapping[TopicPartition, str], result: Result
 ) -> Score:
-    """Kafka's own measures: a rack mismatch is a partition on a member with a rack none of its replicas is on
-    (``AbstractPartitionAssignor.RackInfo.racksMismatch``: unknown replica racks mismatch too)."""
+    """Kafka's own measures of balance and rack mismatches; movement by our objective's definition, with Kafka's
+    raw count beside it (see :class:`Score`; the rack rule only where :func:`racks_in_play`)."""
+    racks = rack_aware(cluster, subscriptions)
     squares = sum(len(a.partitions) ** 2 for a in result.values())
-    moved = sum(1 for m, a in result.items() for tp in a.partitions if owners.get(tp, m) != m)
-    off_rack = 0
+    moved = moved_raw = off_rack = 0
     for member, assignment in result.items():
-        rack = subscriptions[member].rack_id
-        if rack is None:
-            continue
-        off_rack += sum(1 for tp in assignment.partitions if rack not in cluster.racks_of(tp))
-    return Score(squares, moved, off_rack)
+        for tp in assignment.partitions:
+            owner = owners.get(tp, member)
+            if owner != member:
+                moved_raw += 1
+                moved += not (racks and _off_racks(cluster, subscriptions, owner, tp))
+            off_rack += _off_racks(cluster, subscriptions, member, tp)
+    return Score(squares, moved, off_rack, moved_raw)
 
 
 def claims_view(subscriptions: Mapping[str, Subscription]) -> dict[str, Subscription]:
@@ -94,7 +148,11 @@ def claims_view(subscriptions: Mapping[str, Subscription]) -> dict[str, Subscrip
     return view
 
 
-def kafka_assigns_a_non_subscriber(group: Group, java: Result) -> bool:
+Partitions = Mapping[str, Sequence[TopicPartition]]
+"""Kafka's answer as Java listed it: each member's partitions, duplicates kept."""
+
+
+def kafka_assigns_a_non_subscriber(group: Group, java: Partitions) -> bool:
     """Kafka's sticky assignors give a partition to a member that does not subscribe to its topic.
 
     ``AbstractStickyAssignor.allSubscriptionsEqual`` (Kafka 3.9 to 4.4) starts from the first member's topics in
@@ -102,14 +160,76 @@ def kafka_assigns_a_non_subscriber(group: Group, java: Result) -> bool:
     group of one empty subscription and otherwise identical ones counts as "all equal" and the empty member gets
     its share (docs/java-parity.md). Ours gives it nothing; no comparison with an invalid result.
     """
-    return any(tp.topic not in group.subscriptions[m].topics for m, a in java.items() for tp in a.partitions)
+    return any(tp.topic not in group.subscriptions[m].topics for m, partitions in java.items() for tp in partitions)
+
+
+def kafka_keeps_partitions_beyond_the_topic(cluster: Cluster, java: Partitions) -> bool:
+    """Kafka's sticky assignors hand a member back a claimed partition that its topic no longer has.
+
+    ``AbstractStickyAssignor`` filters the claims by topic name only (``allSubscriptionsEqual``:
+    ``allTopics.contains(tp.topic())``; ``GeneralAssignmentBuilder.assignOwnedPartitions``:
+    ``topic2AllPotentialConsumers.containsKey(partition.topic())``), so after a topic shrank, a member claiming
+    ``t1-5`` of a 4-partition ``t1`` keeps it: an invalid assignment, a cooperative group that never settles, and
+    in the general builder (whose sorted merge of kept and all partitions then goes out of step) another kept
+    partition handed out a second time, to the same member (docs/java-parity.md). Ours drops such claims.
+    """
+    return any(
+        tp.partition >= (cluster.partition_count(tp.topic) or 0) for partitions in java.values() for tp in partitions
+    )
+
+
+class KafkaResultInvalidError(Exception):
+    """Kafka's result is invalid in one of the known ways above: only ours is checked."""
+
+
+def kafka_loses_a_previous_owner(error: JavaError) -> bool:
+    """Kafka's sticky assignors throw a ``NullPointerException`` in ``GeneralAssignmentBuilder.performReassignments``.
+
+    The general (unequal subscriptions) builder looks up the load of a partition's previous owner (an older
+    generation's claim, ``prevAssignment``) in ``currentAssignment``, from which it removed every member that takes
+    no part in the reassignment (``fixedAssignments``: one subscribing to no existing topic, say); when the
+    previous owner is such a member, the lookup is null (docs/java-parity.md). Ours assigns the group.
+    """
+    return (
+        error.java_class == "java.lang.NullPointerException"
+        and "GeneralAssignmentBuilder.performReassignments" in error.trace
+    )
+
+
+def kafka_cannot_fill(error: JavaError) -> bool:
+    """Kafka's sticky assignor throws ``IllegalStateException: No more unfilled consumers to be assigned.``
+
+    ``AbstractStickyAssignor.ConstrainedAssignmentBuilder`` (identical subscriptions) runs out of unfilled
+    members while partitions remain, on some groups with claims (docs/java-parity.md). Ours assigns them.
+    """
+    return error.java_class == "java.lang.IllegalStateException" and "No more unfilled consumers" in str(error)
+
+
+def java_assign(oracle: JavaOracle, assignor: str, group: Group, subscriptions: Mapping[str, Subscription]) -> Result:
+    """Kafka's result for ``subscriptions`` (``group``'s members, maybe owning more).
+
+    Raises :class:`KafkaResultInvalidError` when that result is invalid in a known way.
+    """
+    java = oracle.assign_partitions(assignor, group.cluster, subscriptions)
+    if kafka_assigns_a_non_subscriber(group, java) or kafka_keeps_partitions_beyond_the_topic(group.cluster, java):
+        raise KafkaResultInvalidError
+    return {member: Assignment(partitions) for member, partitions in java.items()}
+
+
+def _java_or_none(assign: Callable[[], T]) -> T | None:
+    """``assign()``, or None where Kafka knowingly fails: it throws, or its result is invalid (see above)."""
+    try:
+        return assign()
+    except KafkaResultInvalidError:
+        return None
+    except JavaError as error:
+        if kafka_cannot_fill(error) or kafka_loses_a_previous_owner(error):
+            return None
+        raise
 
 
 def _compare(group: Group, owners: Mapping[TopicPartition, str], ours: Result, java: Result) -> None:
     problems = validity_problems(group.cluster, group.subscriptions, ours)
-    if kafka_assigns_a_non_subscriber(group, java):
-        assert not problems, f"{problems}\n{group}\n{side_by_side(ours, java)}"
-        return
     ours_score = score(group.cluster, group.subscriptions, owners, ours)
     java_score = score(group.cluster, group.subscriptions, owners, java)
     report = f"{group}\nscore ours {ours_score}, Java {java_score}\n{side_by_side(ours, java)}"
@@ -137,27 +257,28 @@ def settle(
     raise AssertionError(msg)
 
 
-def kafka_cannot_fill(error: JavaError) -> bool:
-    """Kafka's sticky assignor throws ``IllegalStateException: No more unfilled consumers to be assigned.``
+def claimed_by_two_members(group: Group) -> bool:
+    """Two members claim the same partition (a stale claim of an older generation, or a tie).
 
-    ``AbstractStickyAssignor.ConstrainedAssignmentBuilder`` (identical subscriptions) runs out of unfilled
-    members while partitions remain, on some groups with claims (docs/java-parity.md). Ours assigns them.
+    Kafka's ``CooperativeStickyAssignor.computePartitionsTransferringOwnership`` withholds a partition only when it
+    goes to a member that does not claim it itself: a claimant of an older generation gets it back in the same
+    round, while its current owner still holds it. Ours hands a partition over in the same round only to its
+    current owner (the claimant of the strictly highest generation) and withholds it otherwise, so that no
+    partition is ever owned by two members at once (docs/sticky.md, "Cooperative rounds"): one round more
+    (docs/java-parity.md). Only the round count is exempt: ours still settles in two rounds, and the settled
+    results are compared as everywhere.
     """
-    return error.java_class == "java.lang.IllegalStateException" and "No more unfilled consumers" in str(error)
-
-
-def _java_or_none(assign: Callable[[], T]) -> T | None:
-    try:
-        return assign()
-    except JavaError as error:
-        if kafka_cannot_fill(error):
-            return None
-        raise
+    claimants: dict[TopicPartition, int] = {}
+    for s in group.subscriptions.values():
+        for tp in set(s.owned_partitions):
+            if tp.topic in s.topics and tp.partition < (group.cluster.partition_count(tp.topic) or 0):
+                claimants[tp] = claimants.get(tp, 0) + 1
+    return any(count > 1 for count in claimants.values())
 
 
 def sticky_round(oracle: JavaOracle, group: Group) -> None:
     ours = StickyAssignor().assign(group.cluster, group.subscriptions)
-    java = _java_or_none(lambda: oracle.assign("sticky", group.cluster, group.subscriptions))
+    java = _java_or_none(lambda: java_assign(oracle, "sticky", group, group.subscriptions))
     if java is None:
         assert not validity_problems(group.cluster, group.subscriptions, ours)
         return
@@ -167,15 +288,17 @@ def sticky_round(oracle: JavaOracle, group: Group) -> None:
 def cooperative_rounds(oracle: JavaOracle, group: Group) -> None:
     ours, our_rounds = settle(lambda c, s: CooperativeStickyAssignor().assign(c, s), group)
     assert not validity_problems(group.cluster, group.subscriptions, ours)
-    settled = _java_or_none(lambda: settle(lambda c, s: oracle.assign("cooperative-sticky", c, s), group))
+    settled = _java_or_none(lambda: settle(lambda _, s: java_assign(oracle, "cooperative-sticky", group, s), group))
     if settled is None:
         return
     java, java_rounds = settled
-    owners = current_owners(group.cluster, group.subscriptions)
-    assert our_rounds <= java_rounds, (
-        f"rounds ours {our_rounds}, Java {java_rounds}\n{group}\n{side_by_side(ours, java)}"
-    )
-    _compare(group, owners, ours, java)
+    if claimed_by_two_members(group):
+        assert our_rounds <= 2, f"rounds ours {our_rounds}\n{group}\n{side_by_side(ours, java)}"
+    else:
+        assert our_rounds <= java_rounds, (
+            f"rounds ours {our_rounds}, Java {java_rounds}\n{group}\n{side_by_side(ours, java)}"
+        )
+    _compare(group, current_owners(group.cluster, group.subscriptions), ours, java)
 
 
 @settings(max_examples=EXAMPLES)
@@ -197,11 +320,7 @@ def racks_in_play(group: Group) -> bool:
     return rack_aware(group.cluster, group.subscriptions)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ours trades stickiness for rack locality where Kafka keeps the owned partition (reported beside issue 27)",
-)
-@settings(max_examples=EXAMPLES, phases=NO_SHRINK)
+@settings(max_examples=EXAMPLES)
 @given(group=sticky_groups(identical=True, racks=True), cooperative=st.booleans())
 @example(group=RACK_OVER_STICKINESS, cooperative=False)
 def test_sticky_family_at_least_as_good_as_kafka_with_racks(
@@ -219,10 +338,13 @@ def unequal_subscriptions(group: Group) -> bool:
     return not group.identical
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27: on unequal subscriptions ours is less balanced than Kafka's")
-@settings(max_examples=EXAMPLES, phases=NO_SHRINK)
+@settings(max_examples=EXAMPLES)
 @given(group=sticky_groups(identical=False), cooperative=st.booleans())
 @example(group=LESS_BALANCED, cooperative=True)
+@example(group=BEYOND_THE_TOPIC, cooperative=True)
+@example(group=BEYOND_THE_TOPIC, cooperative=False)
+@example(group=PREVIOUS_OWNER_GONE, cooperative=False)
+@example(group=STALE_CLAIM, cooperative=True)
 def test_sticky_family_at_least_as_good_as_kafka_on_unequal_subscriptions(
     oracle: JavaOracle, group: Group, cooperative: bool
 ) -> None:
@@ -231,3 +353,33 @@ def test_sticky_family_at_least_as_good_as_kafka_on_unequal_subscriptions(
         cooperative_rounds(oracle, replace(group, subscriptions=as_cooperative(group.subscriptions)))
     else:
         sticky_round(oracle, group)
+
+
+def test_kafka_still_differs_where_the_predicates_say(oracle: JavaOracle) -> None:
+    """Each Kafka difference of the unequal-subscriptions property, pinned on its example: if a Kafka version
+    stops showing one, its row in docs/java-parity.md and its predicate can go."""
+    beyond = BEYOND_THE_TOPIC
+    for assignor, subscriptions in (
+        ("sticky", beyond.subscriptions),
+        ("cooperative-sticky", as_cooperative(beyond.subscriptions)),
+    ):
+        kept = oracle.assign_partitions(assignor, beyond.cluster, subscriptions)
+        assert kafka_keeps_partitions_beyond_the_topic(beyond.cluster, kept), (assignor, kept)
+    ours_kept = StickyAssignor().assign(beyond.cluster, beyond.subscriptions)
+    assert not validity_problems(beyond.cluster, beyond.subscriptions, ours_kept)
+
+    gone = PREVIOUS_OWNER_GONE
+    with pytest.raises(JavaError) as thrown:
+        oracle.assign_partitions("sticky", gone.cluster, gone.subscriptions)
+    assert kafka_loses_a_previous_owner(thrown.value), thrown.value.trace
+    assert not validity_problems(
+        gone.cluster, gone.subscriptions, StickyAssignor().assign(gone.cluster, gone.subscriptions)
+    )
+
+    stale = replace(STALE_CLAIM, subscriptions=as_cooperative(STALE_CLAIM.subscriptions))
+    assert claimed_by_two_members(stale)
+    java, java_rounds = settle(lambda _, s: java_assign(oracle, "cooperative-sticky", stale, s), stale)
+    ours, our_rounds = settle(lambda c, s: CooperativeStickyAssignor().assign(c, s), stale)
+    assert (java_rounds, our_rounds) == (1, 2)
+    assert java["c5"].partitions == (TopicPartition("t0", 0),)  # while c6 (generation 1) still owns it
+    assert ours["c5"].partitions == (TopicPartition("t0", 1),)

@@ -256,6 +256,25 @@ def test_owned_off_rack_partition_stays_when_no_local_member_has_room() -> None:
     assert strings(StickyAssignor().assign(RACKED, subs)) == {"a": ["t-0", "t-2"], "b": ["t-1", "t-3"]}
 
 
+def test_rack_of_a_member_without_topics_turns_rack_awareness_on() -> None:
+    """Kafka's ``AbstractStickyAssignor.RackInfo`` decides on every member's rack, also one subscribing to no
+    existing topic: here c0's rack a (t1-8's rack) turns rack-aware assignment on, so c3 (rack b, where no
+    partition is) takes the smaller share and c4 (no rack: local everywhere) the larger. Found against Kafka's own
+    Java (tests/java/test_sticky.py), where ours had left rack awareness off and given c3 five mismatches."""
+    cluster = Cluster({"t0": 0, "t1": 9}, partition_racks={TP("t1", 8): ["a"]})
+    subs = {
+        "c0": Subscription([], rack_id="a"),
+        "c3": Subscription(["t0", "t1"], rack_id="b"),
+        "c4": Subscription(["t0", "t1"]),
+    }
+    assert rack_aware(cluster, subs)
+    assert strings(StickyAssignor().assign(cluster, subs)) == {
+        "c0": [],
+        "c3": ["t1-5", "t1-6", "t1-7", "t1-8"],
+        "c4": ["t1-0", "t1-1", "t1-2", "t1-3", "t1-4"],
+    }
+
+
 @pytest.mark.parametrize("assignor", STICKY)
 @given(group=groups(owned=True, racks=True))
 def test_rack_aware_results_admit_no_locality_trade(assignor: StickyType, group: Group) -> None:

@@ -100,11 +100,12 @@ def per_topic_balance_problems(
 def rack_aware(cluster: Cluster, subscriptions: Mapping[MemberId, Subscription]) -> bool:
     """Kafka's group-wide rule (KIP-881) for the sticky assignors.
 
-    True when some member with subscribed topics has a rack that some subscribed partition
-    is on, and not every subscribed partition is on every rack.
+    True when some member has a rack that some subscribed partition is on, and not every
+    subscribed partition is on every rack. As in Kafka (``AbstractStickyAssignor.RackInfo``),
+    every member's rack counts, also one that subscribes to no existing topic.
     """
     topics = sorted({t for s in subscriptions.values() for t in s.topics if cluster.partition_count(t)})
-    member_racks = {s.rack_id for s in subscriptions.values() if s.rack_id is not None and set(s.topics) & set(topics)}
+    member_racks = {s.rack_id for s in subscriptions.values() if s.rack_id}
     layouts = [cluster.racks_of(tp) for topic in topics for tp in cluster.partitions(topic)]
     every = frozenset().union(*layouts)
     return bool(member_racks & every) and any(layout != every for layout in layouts)

@@ -52,11 +52,14 @@ class RackInfo:
         member_rack = {m: r for m in eligible if (r := subscriptions[m].rack_id) is not None}
         racks_by_partition = cluster._racks_by_partition  # noqa: SLF001 - the plain dict behind the public view
         enabled = False
-        if member_rack and racks_by_partition:
+        # Kafka's AbstractStickyAssignor.RackInfo decides on the racks of every member, also one that subscribes
+        # to no existing topic (and so gets nothing): the decision is group-wide, and so is ours.
+        group_racks = {r for s in subscriptions.values() if (r := s.rack_id)}
+        if group_racks and racks_by_partition:
             every_tp = chain.from_iterable(topic_partitions(t, c) for t, c in partitions_per_topic.items())
             layouts = set(map(racks_by_partition.get, every_tp, repeat(_NO_RACKS)))
             every = frozenset().union(*layouts)
-            enabled = not every.isdisjoint(member_rack.values()) and len(layouts) > 1
+            enabled = not every.isdisjoint(group_racks) and len(layouts) > 1
         on_rack: dict[str | None, list[MemberId]] = {}
         if enabled:
             for member in eligible:  # sorted, so every list is
