@@ -52,7 +52,7 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 	@touch $@
 
 $(VENV)/.installed-bench: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[bench,spark]'
+	$(PY) -m pip install --quiet -e '.[bench,spark,testing]'
 	@touch $@
 
 $(VENV)/.installed: pyproject.toml | $(PY)
