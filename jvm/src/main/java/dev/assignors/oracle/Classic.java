@@ -211,6 +211,13 @@ final class Classic {
             subscriptions = nextRound(name, subscriptions, first, 1, fresh);
         }
         final Map<String, Subscription> input = subscriptions;
-        return Bench.time(request, () -> assign(name, cluster, input), Bench::assigned, Classic::result);
+        Runnable rewind = () -> {
+            for (Subscription subscription : input.values()) {
+                if (subscription.userData() != null) {
+                    subscription.userData().rewind();
+                }
+            }
+        };
+        return Bench.time(request, rewind, () -> assign(name, cluster, input), Bench::assigned, Classic::result);
     }
 }

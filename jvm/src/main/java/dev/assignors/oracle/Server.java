@@ -242,7 +242,8 @@ final class Server {
                         entry.getKey().equals(fresh) ? new HashMap<>() : copy(entry.getValue().partitions()));
             }
         }
-        return Bench.time(request, () -> assign(name, input), Server::assigned, result -> result(input, result));
+        return Bench.time(request, () -> { }, () -> assign(name, input), Server::assigned,
+                result -> result(input, result));
     }
 
     private static Map<Uuid, Set<Integer>> copy(Map<Uuid, Set<Integer>> partitions) {
