@@ -334,13 +334,16 @@ class JavaOracle:
         runs: int = 5,
         warmup_s: float = 3.0,
         warmup: int = 3,
+        min_runs: int | None = None,
+        budget_s: float | None = None,
         client_user_data: bool = False,
         result: bool = False,
         timeout: float = 900.0,
     ) -> dict[str, Any]:
         """Kafka's assignor timed warm in this JVM: ``nanos`` per timed call, ``warmup_calls``, ``assigned``, ``jvm``.
 
-        Warm-up calls run for ``warmup_s`` seconds and at least ``warmup`` calls, then ``runs`` timed calls.
+        Warm-up calls run for ``warmup_s`` seconds and at least ``warmup`` calls, then ``runs`` timed calls (fewer,
+        at least ``min_runs``, once the timed calls took ``budget_s`` seconds).
         ``round_=2`` times the round after Java's own first one (every member but the first owns what Java gave
         it, with the user data Kafka's client would send). ``client_user_data`` (classic assignors) gives each member
         with a generation and no user data the user data its client would send with the owned partitions given
@@ -355,6 +358,8 @@ class JavaOracle:
             "runs": runs,
             "warmup_s": warmup_s,
             "warmup": warmup,
+            **({} if min_runs is None else {"min_runs": min_runs}),
+            **({} if budget_s is None else {"budget_s": budget_s}),
             "client_user_data": client_user_data,
             "result": result,
         }

@@ -9,7 +9,9 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
 
 /**
  * Warm timing, as a JMH run does it in one JVM: warm-up calls until {@code warmup_s} seconds and at least
- * {@code warmup} calls have passed (the JIT compiles the hot paths meanwhile), then {@code runs} timed calls.
+ * {@code warmup} calls have passed (the JIT compiles the hot paths meanwhile), then {@code runs} timed calls, or
+ * fewer, at least {@code min_runs}, once the timed calls have taken {@code budget_s} seconds (a call of Kafka's
+ * that takes tens of seconds).
  *
  * <p>The answer: {@code nanos} (one per timed call), {@code cpu_nanos} (the JVM's CPU time during each),
  * {@code warmup_calls}, {@code assigned} (partitions in the last timed call's result), {@code jvm} and, when the
@@ -44,6 +46,8 @@ final class Bench {
         double warmupSeconds = request.path("warmup_s").asDouble(2.0);
         int warmupCalls = request.path("warmup").asInt(3);
         int runs = request.path("runs").asInt(5);
+        int minRuns = request.path("min_runs").asInt(runs);
+        double budgetSeconds = request.path("budget_s").asDouble(Double.POSITIVE_INFINITY);
         long start = System.nanoTime();
         int warmed = 0;
         T last = null;
@@ -54,7 +58,8 @@ final class Bench {
         }
         ArrayNode nanos = Json.array();
         ArrayNode cpuNanos = Json.array();
-        for (int i = 0; i < runs; i++) {
+        long timed = System.nanoTime();
+        for (int i = 0; i < runs && (i < minRuns || System.nanoTime() - timed < budgetSeconds * 1e9); i++) {
             reset.run();
             long beforeCpu = processCpuNanos();
             long before = System.nanoTime();
