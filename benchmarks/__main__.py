@@ -175,15 +175,31 @@ def ratio(record: dict[str, Any]) -> float | None:
     return float(record["median_s"]) / float(theirs["median_s"])
 
 
+# CPU seconds are ticks of 10 ms on the JVM's side (Linux): below this a CPU ratio says nothing.
+CPU_RATIO_FLOOR_S = 0.05
+
+
+def cpu_ratio(record: dict[str, Any]) -> float | None:
+    """Ours / Java in median CPU seconds (the JVM's: every thread), where both took at least CPU_RATIO_FLOOR_S."""
+    theirs = record.get("java") or {}
+    ours_cpu, their_cpu = record.get("cpu_median_s"), theirs.get("cpu_median_s")
+    if ratio(record) is None or ours_cpu is None or their_cpu is None:
+        return None
+    if min(ours_cpu, their_cpu) < CPU_RATIO_FLOOR_S:
+        return None
+    return float(ours_cpu) / float(their_cpu)
+
+
 def _java_cells(record: dict[str, Any]) -> str:
     theirs = record.get("java")
     if not theirs:
-        return " | "
+        return " |  | "
     if "error" in theirs:
-        return f"{theirs['error']} | "
-    factor = ratio(record)
+        return f"{theirs['error']} |  | "
+    factor, cpu = ratio(record), cpu_ratio(record)
     text = "" if factor is None else (f"{factor:.2f}x" if factor <= 1 else f"**{factor:.2f}x**")
-    return f"{_ms(theirs['median_s'])} | {text}"
+    cpu_text = "" if cpu is None else f"{cpu:.2f}x"
+    return f"{_ms(theirs['median_s'])} | {text} | {cpu_text}"
 
 
 def _row(record: dict[str, Any]) -> str:
@@ -343,11 +359,15 @@ def render(results: Path) -> str:
             "per case, warm as Kafka's JMH benchmarks are (calls for 5 s and at least 2 of them, then as many timed "
             "calls as ours, at least 3 once they took 20 s); a 2nd round starts, on both sides, from OUR first round. "
             "Its result is checked as ours is. Ratio: our median / Java's, bold where we are slower (why: below the "
-            "table)."
+            "table); the CPU ratio (median CPU seconds, the JVM's every thread: collector and JIT included) is less "
+            f"sensitive to a loaded machine, shown where both took at least {CPU_RATIO_FLOOR_S * 1000:.0f} ms."
         ),
         "",
-        "| section | workload | assignor | median | min-max | peak RSS | target | Java median | ours / Java | run |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        (
+            "| section | workload | assignor | median | min-max | peak RSS | target | Java median | ours / Java"
+            " | CPU ours / Java | run |"
+        ),
+        "|---|---|---|---|---|---|---|---|---|---|---|",
         *(_row(record) for record in shown),
     ]
     slower = [record for record in shown if (ratio(record) or 0) > 1]

@@ -61,7 +61,7 @@ def test_each_row_is_its_cases_latest_run(tmp_path: Path) -> None:
     (tmp_path / "2026-01-01T00-00-00Z.json").write_text(json.dumps(run("2026-01-01", 0.002)), encoding="utf-8")
     (tmp_path / "2026-02-01T00-00-00Z.json").write_text(json.dumps(run("2026-02-01", 0.001)), encoding="utf-8")
     text = render(tmp_path)
-    assert "| 1.0 ms | 1.0-1.0 ms | 16 MB |  |  |  | 2026-02-01 |" in text
+    assert "| 1.0 ms | 1.0-1.0 ms | 16 MB |  |  |  |  | 2026-02-01 |" in text
     assert "2.0 ms" not in text
     out = tmp_path / "RESULTS.md"
     assert main(["--render", "--results", str(tmp_path), "--out", str(out)]) == 0
@@ -156,7 +156,7 @@ def test_a_row_with_java_renders_its_median_and_the_ratio(tmp_path: Path) -> Non
     factor = ours["median_s"] / theirs["median_s"]
     shown = f"{factor:.2f}x" if factor <= 1 else f"**{factor:.2f}x**"
     row = next(line for line in text.splitlines() if line.startswith("| sticky small"))
-    assert row.endswith(f"| {theirs['median_s'] * 1000:.3f} ms | {shown} | 2026-03-01 |"), row
+    assert row.endswith(f"| {theirs['median_s'] * 1000:.3f} ms | {shown} |  | 2026-03-01 |"), row  # CPU: < 50 ms
     assert f"Kafka {kafka_jvm.kafka_version()} on " in text
     assert (SLOWER_HEADING in text) == (factor > 1)
 
@@ -174,7 +174,7 @@ def test_slower_rows_say_why_and_an_unexplained_one_is_flagged(tmp_path: Path) -
     run = {"date": "2026-03-01", "python": "3.11", "cores": 2, "machine": "x86_64", "cases": [_recorded(0.004, 0.001)]}
     (tmp_path / "2026-03-01T00-00-00Z.json").write_text(json.dumps(run), encoding="utf-8")
     text = render(tmp_path)
-    assert "| 4.0 ms | 4.0-4.0 ms | 16 MB |  | 1.0 ms | **4.00x** | 2026-03-01 |" in text
+    assert "| 4.0 ms | 4.0-4.0 ms | 16 MB |  | 1.0 ms | **4.00x** |  | 2026-03-01 |" in text
     line = next(line for line in text.splitlines() if line.startswith("- range/roundrobin, 10x20"))
     assert "(4.00x): " in line
     assert why_slower(_recorded(0.004, 0.001)) in line
@@ -187,11 +187,22 @@ def test_faster_rows_and_rows_without_java_list_nothing(tmp_path: Path) -> None:
     run = {"date": "2026-03-01", "python": "3.11", "cores": 2, "machine": "x86_64", "cases": [_recorded(0.001, 0.002)]}
     (tmp_path / "2026-03-01T00-00-00Z.json").write_text(json.dumps(run), encoding="utf-8")
     text = render(tmp_path)
-    assert "| 1.0 ms | 1.0-1.0 ms | 16 MB |  | 2.0 ms | 0.50x | 2026-03-01 |" in text
+    assert "| 1.0 ms | 1.0-1.0 ms | 16 MB |  | 2.0 ms | 0.50x |  | 2026-03-01 |" in text
     assert SLOWER_HEADING not in text
     run["cases"] = [_recorded(0.001, None)]
     (tmp_path / "2026-03-01T00-00-00Z.json").write_text(json.dumps(run), encoding="utf-8")
-    assert "| 1.0 ms | 1.0-1.0 ms | 16 MB |  |  |  | 2026-03-01 |" in render(tmp_path)
+    assert "| 1.0 ms | 1.0-1.0 ms | 16 MB |  |  |  |  | 2026-03-01 |" in render(tmp_path)
+
+
+def test_the_cpu_ratio_shows_where_both_sides_took_long_enough_to_tell(tmp_path: Path) -> None:
+    record = _recorded(0.4, 0.2)
+    record["cpu_median_s"], record["java"]["cpu_median_s"] = 0.3, 0.1
+    run = {"date": "2026-03-01", "python": "3.11", "cores": 2, "machine": "x86_64", "cases": [record]}
+    (tmp_path / "2026-03-01T00-00-00Z.json").write_text(json.dumps(run), encoding="utf-8")
+    assert "| 200.0 ms | **2.00x** | 3.00x | 2026-03-01 |" in render(tmp_path)
+    record["java"]["cpu_median_s"] = 0.04  # below CPU_RATIO_FLOOR_S: the JVM counts CPU in 10 ms ticks
+    (tmp_path / "2026-03-01T00-00-00Z.json").write_text(json.dumps(run), encoding="utf-8")
+    assert "| 200.0 ms | **2.00x** |  | 2026-03-01 |" in render(tmp_path)
 
 
 def test_every_committed_row_slower_than_java_says_why() -> None:
