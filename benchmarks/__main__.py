@@ -108,14 +108,18 @@ KAFKA_PYTHON = [
 SPARK_HEADING = "## Spark evaluation"
 SLOWER_HEADING = "## Where we are slower than Kafka's Java"
 NO_REASON = "**no reason recorded** (benchmarks/__main__.py SLOWER_BECAUSE)"
-# Why a row is slower than Java: by (section, assignor), else by assignor alone ("", assignor).
-SLOWER_BECAUSE: dict[tuple[str, str], str] = {}
+# Why a row is slower than Java: by (section, workload, assignor), else (section, "", assignor), else
+# ("", "", assignor).
+SLOWER_BECAUSE: dict[tuple[str, str, str], str] = {}
 
 
 def why_slower(record: dict[str, Any]) -> str:
     """The recorded reason a row is slower than Java, or NO_REASON."""
-    who = record["assignor"]
-    return SLOWER_BECAUSE.get((record["section"], who)) or SLOWER_BECAUSE.get(("", who)) or NO_REASON
+    section, label, who = record["section"], record["workload"], record["assignor"]
+    for key in ((section, label, who), (section, "", who), ("", "", who)):
+        if key in SLOWER_BECAUSE:
+            return SLOWER_BECAUSE[key]
+    return NO_REASON
 
 
 SPARK_TIMEOUT_S = 900
@@ -190,6 +194,11 @@ def cpu_ratio(record: dict[str, Any]) -> float | None:
     return float(ours_cpu) / float(their_cpu)
 
 
+def _times(factor: float) -> str:
+    """A ratio: two decimals, three below 0.1 (Kafka's slowest rows)."""
+    return f"{factor:.2f}x" if factor >= 0.1 else f"{factor:.3f}x"
+
+
 def _java_cells(record: dict[str, Any]) -> str:
     theirs = record.get("java")
     if not theirs:
@@ -197,8 +206,8 @@ def _java_cells(record: dict[str, Any]) -> str:
     if "error" in theirs:
         return f"{theirs['error']} |  | "
     factor, cpu = ratio(record), cpu_ratio(record)
-    text = "" if factor is None else (f"{factor:.2f}x" if factor <= 1 else f"**{factor:.2f}x**")
-    cpu_text = "" if cpu is None else f"{cpu:.2f}x"
+    text = "" if factor is None else (_times(factor) if factor <= 1 else f"**{_times(factor)}**")
+    cpu_text = "" if cpu is None else _times(cpu)
     return f"{_ms(theirs['median_s'])} | {text} | {cpu_text}"
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from benchmarks import __main__ as benchmarks_main
 from benchmarks import java
 from benchmarks.__main__ import (
     NO_REASON,
@@ -170,17 +171,29 @@ def _recorded(median: float, java_median: float | None, section: str = "range/ro
     return {**record, **figures}
 
 
-def test_slower_rows_say_why_and_an_unexplained_one_is_flagged(tmp_path: Path) -> None:
+def test_slower_rows_say_why_and_an_unexplained_one_is_flagged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    because = {
+        ("range/roundrobin", "10x20, 20 members (small group)", "roundrobin"): "exact",
+        ("range/roundrobin", "", "roundrobin"): "by section",
+        ("", "", "roundrobin"): "by assignor",
+    }
+    monkeypatch.setattr(benchmarks_main, "SLOWER_BECAUSE", because)
     run = {"date": "2026-03-01", "python": "3.11", "cores": 2, "machine": "x86_64", "cases": [_recorded(0.004, 0.001)]}
     (tmp_path / "2026-03-01T00-00-00Z.json").write_text(json.dumps(run), encoding="utf-8")
     text = render(tmp_path)
     assert "| 4.0 ms | 4.0-4.0 ms | 16 MB |  | 1.0 ms | **4.00x** |  | 2026-03-01 |" in text
-    line = next(line for line in text.splitlines() if line.startswith("- range/roundrobin, 10x20"))
-    assert "(4.00x): " in line
-    assert why_slower(_recorded(0.004, 0.001)) in line
-    assert why_slower(_recorded(0.004, 0.001, section="nowhere")) == why_slower(_recorded(0.004, 0.001))
-    unexplained = {**_recorded(0.004, 0.001), "assignor": "nobody"}
-    assert why_slower(unexplained) == NO_REASON
+    assert "- range/roundrobin, 10x20, 20 members (small group), roundrobin (4.00x): exact" in text.splitlines()
+    assert why_slower({**_recorded(0.004, 0.001), "workload": "other"}) == "by section"
+    assert why_slower(_recorded(0.004, 0.001, section="other")) == "by assignor"
+    assert why_slower({**_recorded(0.004, 0.001), "assignor": "nobody"}) == NO_REASON
+    del because["range/roundrobin", "10x20, 20 members (small group)", "roundrobin"]
+    assert "roundrobin (4.00x): by section" in render(tmp_path)
+
+
+def test_a_ratio_far_below_one_keeps_its_digits(tmp_path: Path) -> None:
+    run = {"date": "2026-03-01", "python": "3.11", "cores": 2, "machine": "x86_64", "cases": [_recorded(0.01, 4.3)]}
+    (tmp_path / "2026-03-01T00-00-00Z.json").write_text(json.dumps(run), encoding="utf-8")
+    assert "| 4300.0 ms | 0.002x |  |" in render(tmp_path)
 
 
 def test_faster_rows_and_rows_without_java_list_nothing(tmp_path: Path) -> None:
