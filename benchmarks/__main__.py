@@ -116,11 +116,11 @@ _SMALL_GROUP = (
     "interpreted bytecodes) against Java's JIT-compiled code; no algorithm is left to beat it with at this size"
 )
 _ROUND_ROBIN_FLOOR = (
-    "a fresh group with identical subscriptions is a round robin on both sides (Kafka's constrained assignment for equal subscriptions, our "
-    "round_robin short path): no search to beat Java by, the call is building the result, one TopicPartition per "
-    "partition and a tuple per member, which CPython allocates one object at a time and the JVM by pointer bump "
-    "(our round_robin alone is the whole call: 654 ms of 664 ms, interleaved medians measured on the loaded machine "
-    "beside this run on the 1M group)"
+    "a fresh group with identical subscriptions is a round robin on both sides (Kafka's constrained assignment for "
+    "equal subscriptions, our round_robin short path): no search to beat Java by, the call is building the result, "
+    "one TopicPartition per partition and a tuple per member, which CPython allocates one object at a time and the "
+    "JVM by pointer bump (our round_robin alone is the whole call: 654 ms of 664 ms, interleaved medians measured on "
+    "the loaded machine beside this run on the 1M group)"
 )
 SLOWER_BECAUSE: dict[tuple[str, str, str], str] = {
     ("range/roundrobin", "10x20, 20 members (small group)", RANGE_ASSIGNOR_NAME): _SMALL_GROUP,
