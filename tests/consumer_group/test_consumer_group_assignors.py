@@ -422,3 +422,26 @@ def test_double_claims_and_stale_partitions_are_dropped() -> None:
     result = UniformAssignor().assign(cluster, subs)
     assert not validity_problems(cluster, subs, result)
     assert shown(result) == {"A": {"t": [0]}, "B": {"t": [2]}, "C": {"t": [1]}}
+
+
+def test_uniform_heterogeneous_gives_a_member_its_own_partition_back() -> None:
+    """Kafka's balancing passes took t0-0 from c4 and later handed c4 the never-assigned t0-4 (5 moves); ours gives
+    c4 its own t0-0 back and t0-4 to c5, which had taken t0-0: the same loads, 4 moves. Found against Kafka's own
+    Java (tests/java/test_uniform.py, MORE_MOVEMENT), where Kafka's target under the original ids moves 4."""
+    owned = [TopicPartition(t, p) for t, p in (("t0", 0), ("t0", 1), ("t0", 2), ("t1", 0), ("t1", 1), ("t1", 2))]
+    owned.append(TopicPartition("t1", 3))
+    topics = {"c0": [], "c1": ["t1"], "c2": ["t0", "t1", "t2"], "c3": ["t1"], "c4": ["t0", "t1"]}
+    topics |= {"c5": ["t0", "t1", "t2"], "c6": ["t0"]}
+    subs = {m: Subscription(t, owned_partitions=owned if m == "c4" else [], generation_id=0) for m, t in topics.items()}
+    result = UniformAssignor().assign(Cluster({"t0": 5, "t1": 6, "t2": 7}), subs)
+    shown = {m: " ".join(map(str, sorted(a.partitions))) for m, a in result.items()}
+    assert shown == {
+        "c0": "",
+        "c1": "t1-3 t1-4",
+        "c2": "t2-0 t2-2 t2-4 t2-6",
+        "c3": "t1-2 t1-5",
+        "c4": "t0-0 t1-0 t1-1",
+        "c5": "t0-4 t2-1 t2-3 t2-5",
+        "c6": "t0-1 t0-2 t0-3",
+    }
+    assert sum(tp not in result["c4"].partitions for tp in owned) == 4

@@ -153,6 +153,7 @@ def heterogeneous_targets(
         return (-(counts[topic] / subs), subs, topic)
 
     topics = sorted(subscribers, key=rank)
+    before = {topic: owners[topic][:] for topic in topics}  # each partition's previous target owner (-1: none)
     added: list[TopicPartition] = []
     added_owners: list[int] = []
     for topic in topics:
@@ -165,8 +166,58 @@ def heterogeneous_targets(
     _distribute(added, added_owners, result)
     moves = _balance([t for t in topics if len(subscribers[t]) > 1], subscribers, owners, sizes)
     if moves:
+        _restore(moves, owners, before)
         _apply_moves(moves, owners, result)
     return result
+
+
+def _restore(
+    moves: dict[tuple[Topic, int], int], owners: Mapping[Topic, list[int]], before: Mapping[Topic, list[int]]
+) -> None:
+    """Undo needless churn: a member that lost a partition of a topic and gained another of the same topic gets
+    its own back, the gained one going to the member that took it.
+
+    Kafka's balancing passes (``balanceTopics``) can move a partition away from a member and, a pass later, hand
+    the same member a different partition of that topic (a never-assigned one, or another member's): which
+    member it happens to depends on Kafka's ``HashMap`` order. Each exchange keeps every member's load and moves
+    one partition fewer off its previous target, so at equal balance ours never moves more than Kafka's.
+    ``moves`` (each moved partition's owner before balancing) gains what this moves.
+    """
+    by_topic: dict[Topic, list[int]] = {}
+    for topic, partition in moves:
+        by_topic.setdefault(topic, []).append(partition)
+    for topic in sorted(by_topic):
+        touched = by_topic[topic]
+        while given := _exchange(owners[topic], before[topic], touched):
+            for partition, owner in given:
+                moves.setdefault((topic, partition), owner)
+                touched.append(partition)
+
+
+def _exchange(now: list[int], was: list[int], touched: list[int]) -> list[tuple[int, int]]:
+    """One pass of :func:`_restore` over a topic; returns the gained partitions given away, with their owners
+    before (nothing when no member both lost and gained a partition of the topic)."""
+    lost: dict[int, list[int]] = {}
+    for partition in sorted(set(touched)):
+        owner = was[partition]
+        if owner != -1 and now[partition] != owner:
+            lost.setdefault(owner, []).append(partition)
+    if not lost:
+        return []
+    gained: dict[int, list[int]] = {member: [] for member in lost}
+    for partition, owner in enumerate(now):
+        if owner in gained and was[partition] != owner:
+            gained[owner].append(partition)
+    given: list[tuple[int, int]] = []
+    for member in sorted(lost):
+        gains = iter(gained[member])
+        for taken in lost[member]:
+            other = next((p for p in gains if now[p] == member), -1)
+            if other == -1:
+                break
+            now[taken], now[other] = member, now[taken]
+            given.append((other, member))
+    return given
 
 
 def _distribute(added: list[TopicPartition], owners: list[int], result: list[list[TopicPartition]]) -> None:
