@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from assignors import Assignment, Cluster, Subscription, TopicPartition
 from assignors.consumer_group import UniformAssignor
-from assignors.testing import Group
-from helpers.java_oracle import JavaOracle, side_by_side
+from assignors.testing import Group, validity_problems
+from helpers.java_oracle import JavaError, JavaOracle, side_by_side
 from helpers.oracle_groups import EXAMPLES, server_groups
 
 Result = Mapping[str, Assignment]
@@ -94,9 +94,23 @@ MORE_SALTS = [2**32 + k for k in range(1, 25)]
 can still hang on one coin flip of Kafka's order (1 in 128); 32 leave 1 in 2^31."""
 
 
+def kafka_mismatches_a_movement_record(error: JavaError) -> bool:
+    """Kafka 3.9's heterogeneous builder throws ``PartitionAssignorException: Mismatch in partition movement
+    record with respect to partition ownership during a rebalance`` (its ``PartitionMovements`` bookkeeping, which
+    Kafka 4.0 replaced with ``MemberAssignmentBalancer``) on some groups with previous targets
+    (docs/java-parity.md). Ours assigns them."""
+    return error.java_class.endswith("PartitionAssignorException") and "Mismatch in partition movement" in str(error)
+
+
 def check(oracle: JavaOracle, group: Group, salts: list[int], *, stable_extras: bool, movement: bool = True) -> None:
     ours = UniformAssignor(stable_extras=stable_extras).assign(group.cluster, group.subscriptions)
-    runs = java_runs(oracle, group, salts)
+    try:
+        runs = java_runs(oracle, group, salts)
+    except JavaError as error:
+        if not kafka_mismatches_a_movement_record(error):
+            raise
+        assert not validity_problems(group.cluster, group.subscriptions, ours), group
+        return
     java = {m: Assignment(sorted(p)) for m, p in runs[0].items()}
     report = f"{group}\n{side_by_side(ours, java)}"
     exact = {m: frozenset(a.partitions) for m, a in ours.items()} == runs[0]
