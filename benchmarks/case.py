@@ -54,16 +54,26 @@ def _time(run: Any, repeat: int) -> tuple[list[float], list[float], Any]:
     return times, cpu, result
 
 
-def run_case(spec: dict[str, Any]) -> dict[str, Any]:
+def workload_of(spec: dict[str, Any]) -> workloads.Workload:
+    """The group a case times: its workload, and for ``round: 2`` the round after OUR first one.
+
+    The Java side (:mod:`benchmarks.java`) times Kafka's assignor on exactly this group, 2nd rounds included: both
+    sides start from the same previous assignment, ours.
+    """
     workload = BUILDERS[spec["workload"]](*spec["args"])
+    if spec.get("round") == 2 and spec.get("client") != "kafka-python":
+        first: dict[str, Assignment] = _assignor(spec["assignor"]).assign(workload.cluster, workload.subscriptions)
+        workload = workloads.owning(workload, first)
+    return workload
+
+
+def run_case(spec: dict[str, Any]) -> dict[str, Any]:
+    workload = workload_of(spec)
     repeat = int(spec.get("repeat", 5))
     name = spec["assignor"]
     if spec.get("client") == "kafka-python":
         times, cpu, _ = _time(lambda: kafka_python.assign(name, workload), repeat)
     else:
-        if spec.get("round") == 2:
-            first: dict[str, Assignment] = _assignor(name).assign(workload.cluster, workload.subscriptions)
-            workload = workloads.owning(workload, first)
         times, cpu, result = _time(lambda: _assignor(name).assign(workload.cluster, workload.subscriptions), repeat)
         workloads.check(workload, result, withheld=name == COOPERATIVE_STICKY_ASSIGNOR_NAME)
     return {

@@ -9,33 +9,33 @@ librdkafka drops transactional control batches) or a text dump of it, folds the 
 per flush, so Ctrl-C (or a crash) keeps everything written so far; ``--follow`` keeps
 tailing the topic. Needs the ``collect`` extra (confluent-kafka, pyarrow; only pyarrow with
 ``--from-dump``), imported only when the command runs.
+
+This module holds the command and the dump's reading; :mod:`spark_udfs.collect_tables` writes
+the tables and :mod:`spark_udfs.collect_kafka` reads a live cluster.
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
 import csv
 import datetime as dt
 import importlib
 import json
 import re
-import struct
 import sys
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from assignors.cli import CliError
 from assignors.offsets_topic import (
-    ACTUAL_COLUMNS,
     HistoryBuilder,
     TopicCounts,
     read_dump_log,
     read_formatter_output,
     timestamp_of,
 )
-from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
+from spark_udfs.collect_kafka import cluster_topic_ids, collect_topic
+from spark_udfs.collect_tables import COLLECT_TABLES, Progress, TableWriter
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -43,10 +43,6 @@ if TYPE_CHECKING:
 __all__ = ["COLLECT_TABLES", "TableWriter", "cluster_topic_ids", "collect_dump", "collect_topic", "register", "run"]
 
 OFFSETS_TOPIC = "__consumer_offsets"
-FLUSH_SECONDS = 2.0
-METADATA_SECONDS = 15.0
-"""How long ``collect`` waits for the cluster's topic metadata (topic ids of KIP-848 records)."""
-COLLECT_TABLES = ("membership", "actual", "topics")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -134,82 +130,6 @@ def _read_topic_ids(path: str) -> dict[str, str]:
     return data
 
 
-class TableWriter:
-    """The three tables as Parquet directories; every flush adds one part file (nothing is rewritten but topics)."""
-
-    def __init__(self, out: str) -> None:
-        import pyarrow as pa
-
-        self.root = Path(out)
-        if self.root.exists() and not self.root.is_dir():
-            msg = f"--out {out}: is a file, not a directory"
-            raise CliError(msg)
-        for table in COLLECT_TABLES:
-            directory = self.root / table
-            if directory.exists() and any(directory.glob("*.parquet")):
-                msg = f"{directory} already holds collected rows; choose another --out or remove it"
-                raise CliError(msg)
-        # The directories are made by the first write: a run that finds nothing leaves nothing behind.
-        self._parts = 0
-        kinds = {
-            "string": pa.string(),
-            "int": pa.int32(),
-            "timestamp": pa.timestamp("us", tz="UTC"),
-            "array<string>": pa.list_(pa.string()),
-        }
-        self.schemas = {
-            name: pa.schema([(column, kinds[kind]) for column, kind in columns])
-            for name, columns in (
-                ("membership", MEMBERSHIP_COLUMNS),
-                ("actual", ACTUAL_COLUMNS),
-                ("topics", TOPICS_COLUMNS),
-            )
-        }
-
-    def _write(self, table: str, rows: list[dict[str, Any]], path: Path) -> None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        pq.write_table(pa.Table.from_pylist(rows, schema=self.schemas[table]), temporary)
-        temporary.replace(path)  # readers never see half a file
-
-    def flush(self, builder: HistoryBuilder) -> int:
-        """Write the rows added since the last flush and the current topics table; returns rows written."""
-        for table in COLLECT_TABLES:
-            (self.root / table).mkdir(parents=True, exist_ok=True)
-        membership, actual = builder.drain()
-        if membership:
-            self._parts += 1
-            name = f"part-{self._parts:05d}.parquet"
-            self._write("membership", membership, self.root / "membership" / name)
-            self._write("actual", actual, self.root / "actual" / name)
-        self._write("topics", builder.topics(), self.root / "topics" / "part-00000.parquet")
-        return len(membership)
-
-
-class _Progress:
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.started = self.last = time.monotonic()
-        self.records_then = 0
-
-    def report(self, builder: HistoryBuilder, lag: int | None, *, final: bool = False) -> None:
-        now = time.monotonic()
-        records = builder.stats["records"]
-        rate = (records - self.records_then) / max(now - self.last, 1e-9)
-        if final:
-            rate = records / max(now - self.started, 1e-9)
-        lag_text = "" if lag is None else f", lag to the end {lag}"
-        self.stream.write(
-            f"  {records} records ({rate:.0f}/s), {len(builder.groups_seen)} groups, "
-            f"{builder.stats['snapshots']} snapshots{lag_text}\n"
-        )
-        self.stream.flush()
-        self.last, self.records_then = now, records
-
-
 def collect_dump(path: str, builder: HistoryBuilder, writer: TableWriter, progress: TextIO | None = None) -> None:
     """Fold a dump file (format detected: dump-log lines, else concatenated formatter JSON) into the tables.
 
@@ -231,7 +151,7 @@ def collect_dump(path: str, builder: HistoryBuilder, writer: TableWriter, progre
         )
         raise CliError(msg) from None
     entries = read_dump_log(text.splitlines()) if " payload: " in text else read_formatter_output(text)
-    meter = _Progress(progress or sys.stderr)
+    meter = Progress(progress or sys.stderr)
     first_bad: str | None = None
     try:
         for entry in entries:
@@ -309,148 +229,6 @@ def _skipped(builder: HistoryBuilder) -> str:
     """``skipped: undecodable N, filtered out by --groups M, ...`` (the reasons present), or empty."""
     parts = [f"{label} {builder.stats[key]}" for key, label in _SKIP_REASONS if builder.stats[key]]
     return ", ".join(parts)
-
-
-class _TopicReader:
-    """One pass over a topic's partitions; tracks positions, end-of-partition and the high watermarks."""
-
-    def __init__(self, consumer: Any, topic: str) -> None:
-        from confluent_kafka import OFFSET_BEGINNING, TopicPartition
-
-        self.consumer, self.topic = consumer, topic
-        metadata = consumer.list_topics(topic, timeout=15)
-        described = metadata.topics.get(topic)
-        if described is None or described.error is not None or not described.partitions:
-            reason = described.error if described is not None else "not found"
-            msg = f"topic {topic!r}: {reason}"
-            raise CliError(msg)
-        self.partitions: list[int] = sorted(described.partitions)
-        self.high: dict[int, int] = {}
-        self.position: dict[int, int] = {}
-        for number in self.partitions:
-            low, high = consumer.get_watermark_offsets(TopicPartition(topic, number), timeout=15)
-            self.position[number], self.high[number] = low, high
-        self.done = {p for p in self.partitions if self.high[p] <= self.position[p]}
-        consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in self.partitions])
-
-    def at_end(self) -> bool:
-        return len(self.done) == len(self.partitions)
-
-    def handle(self, message: Any, builder: HistoryBuilder) -> None:
-        from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, KafkaError
-
-        error = message.error()
-        number: int = message.partition()
-        if error is not None and error.code() == KafkaError._PARTITION_EOF:  # noqa: SLF001 - librdkafka's name
-            self.done.add(number)
-        elif error is not None:
-            if error.fatal():
-                msg = f"reading {self.topic!r}: {error.str()}"
-                raise CliError(msg)
-            builder.errors.append(f"partition {number}: {error.str()}")
-        else:
-            offset: int = message.offset()
-            self.position[number] = offset + 1
-            self.done.discard(number)
-            kind, stamp = message.timestamp()
-            key = message.key()
-            if key is None:
-                builder.stats["records without a key"] += 1
-            else:
-                ms = None if kind == TIMESTAMP_NOT_AVAILABLE else stamp
-                builder.add_raw(key, message.value(), ms, f"partition {number} offset {offset}")
-
-    def lag(self) -> int:
-        from confluent_kafka import TopicPartition
-
-        for number in self.partitions:
-            _, high = self.consumer.get_watermark_offsets(TopicPartition(self.topic, number), cached=True)
-            self.high[number] = max(self.high[number], high or 0)
-        return sum(max(self.high[p] - self.position[p], 0) for p in self.partitions)
-
-
-def collect_topic(  # noqa: PLR0913 - the command's options
-    settings: dict[str, str],
-    topic: str,
-    builder: HistoryBuilder,
-    writer: TableWriter,
-    *,
-    follow: bool = False,
-    progress: TextIO | None = None,
-    flush_seconds: float = FLUSH_SECONDS,
-) -> None:
-    """Read every partition of ``topic`` from the earliest offset into the tables (until the end unless ``follow``)."""
-    from confluent_kafka import Consumer
-
-    config = {
-        "group.id": "assignors-collect",  # never joined nor committed: partitions are assigned by hand
-        "enable.auto.commit": False,
-        "enable.partition.eof": True,
-        "isolation.level": "read_committed",
-        "auto.offset.reset": "earliest",
-        **settings,
-    }
-    consumer = Consumer(config)
-    meter = _Progress(progress or sys.stderr)
-    try:
-        reader = _TopicReader(consumer, topic)
-        last_flush = time.monotonic()
-        while follow or not reader.at_end():
-            message = consumer.poll(0.5)
-            if message is not None:
-                reader.handle(message, builder)
-            if time.monotonic() - last_flush >= flush_seconds:
-                writer.flush(builder)
-                meter.report(builder, reader.lag())
-                last_flush = time.monotonic()
-    finally:
-        writer.flush(builder)
-        consumer.close()
-        meter.report(builder, None, final=True)
-
-
-def _kafka_uuid_text(topic_id: Any) -> str:
-    """A confluent-kafka ``Uuid`` as Kafka's ``Uuid.toString`` prints it (and the records' decoder does).
-
-    ``str()`` of confluent-kafka's ``Uuid`` is standard base64 (``+`` and ``/``); Kafka's is URL-safe (``-`` and
-    ``_``). Found on a real broker: an id with a ``/`` named no topic.
-    """
-    raw = struct.pack(">qq", topic_id.get_most_significant_bits(), topic_id.get_least_significant_bits())
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
-
-
-def cluster_topic_ids(settings: dict[str, str], timeout: float | None = None) -> dict[str, str]:
-    """Topic id (as Kafka prints it) -> name, from the cluster's metadata (Admin ``describeTopics``).
-
-    Kafka 4.1+ writes no record naming the topics of a KIP-848 group's assignments, so the
-    names come from the cluster. A cluster that does not answer in time (or an old one) gives
-    what it answered, with a warning naming ``--topic-ids`` on stderr.
-    """
-    from concurrent.futures import wait
-
-    from confluent_kafka import KafkaException, TopicCollection
-    from confluent_kafka.admin import AdminClient
-
-    seconds = METADATA_SECONDS if timeout is None else timeout
-    config: dict[str, str | int | float | bool] = {**settings}
-    admin = AdminClient(config)
-    try:
-        names = sorted(admin.list_topics(timeout=seconds).topics)
-        futures = admin.describe_topics(TopicCollection(names), request_timeout=seconds)
-    except KafkaException as error:
-        sys.stderr.write(f"warning: cannot read topic ids from the cluster ({error}); give them with --topic-ids\n")
-        return {}
-    done, _ = wait(list(futures.values()), timeout=seconds)
-    ids: dict[str, str] = {}
-    for name, future in sorted(futures.items()):
-        if future in done and future.exception() is None:
-            ids[_kafka_uuid_text(future.result().topic_id)] = name
-    if len(ids) < len(names):
-        sys.stderr.write(
-            f"warning: the cluster gave the topic ids of {len(ids)} of {len(names)} topics in {seconds:g} s; "
-            "give the others with --topic-ids\n"
-        )
-    return ids
 
 
 def _settings(args: argparse.Namespace) -> dict[str, str]:

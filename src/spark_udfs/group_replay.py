@@ -1,16 +1,15 @@
 """Replay one consumer group's membership history under each strategy (pure Python; no JVM).
 
-(Over 450 lines: the snapshots' checks and the replay that relies on them read best together.)
-
 The Spark job calls :func:`spark_udfs.frames.replay_frame` once per group
 (``groupBy("group_id").applyInPandas``), which calls :func:`replay_group`; tests and the
 plain-Python benchmark call :func:`replay_group` directly. Both give the rows of the evaluation
 output (``spark_udfs.schemas.OUTPUT_COLUMNS``; docs/evaluation.md defines each column).
 
-A group's rows are its snapshots: all membership rows with one ``snapshot_ts``. Snapshots
-are replayed in time order. Each strategy carries its own last assignment and generation
-from one snapshot to the next and rebalances under its own protocol (its preferred one:
-EAGER for range, roundrobin and sticky; COOPERATIVE for cooperative-sticky) through
+A group's rows are its snapshots: all membership rows with one ``snapshot_ts``
+(:mod:`spark_udfs.group_input` groups and checks them). Snapshots are replayed in time
+order. Each strategy carries its own last assignment and generation from one snapshot to
+the next and rebalances under its own protocol (its preferred one: EAGER for range,
+roundrobin and sticky; COOPERATIVE for cooperative-sticky) through
 :func:`assignors.rebalance.rebalance`, the engine the simulator uses too. KIP-848's server
 assignors ``uniform`` and ``consumer-range`` (protocol CONSUMER) step by one target computation
 from the previous target, :func:`assignors.consumer_group.rebalance_target`. A member's identity
@@ -21,8 +20,7 @@ identities, subscriptions, racks and partition counts as the one before does not
 from __future__ import annotations
 
 import logging
-from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +30,6 @@ from assignors import (
     Cluster,
     ConsumerPartitionAssignor,
     RebalanceProtocol,
-    Subscription,
     assignor_names,
     get_assignor,
 )
@@ -53,11 +50,10 @@ from assignors.metrics import (
 )
 from assignors.rebalance import RebalanceResult, preferred_protocol, rebalance
 from spark_udfs.costs import DEFAULT_TIMING, PauseTiming, WeightHistory, is_missing
+from spark_udfs.group_input import GroupDataError, MemberRow, Snapshot, TopicHistory, check_group_id, group_snapshots
 from spark_udfs.schemas import OUTPUT_COLUMNS
 
 if TYPE_CHECKING:
-    import datetime as dt
-
     from assignors import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -93,188 +89,6 @@ _WEIGHTED = ("weighted_max_load", "weighted_min_load", "weighted_spread", "weigh
 Row = dict[str, Any]
 
 
-class GroupDataError(AssignorError, ValueError):
-    """A group's input cannot be replayed; the message says what and where."""
-
-
-@dataclass(frozen=True, slots=True)
-class MemberRow:
-    """One membership row of a group."""
-
-    snapshot_ts: dt.datetime | None
-    member_id: str | None
-    topics: tuple[str, ...] | None
-    group_instance_id: str | None = None
-    rack_id: str | None = None
-
-
-class TopicHistory:
-    """Partition counts over time: a snapshot at ``ts`` uses, per topic, the latest row with ``valid_from <= ts``.
-
-    A row without ``valid_from`` holds from the beginning of time.
-    """
-
-    def __init__(
-        self,
-        rows: Iterable[tuple[str | None, int | None, dt.datetime | None]],
-        *,
-        invalid: Mapping[str, str] | None = None,
-    ) -> None:
-        # A topic whose row holds a value that is not valid (a typo in a CSV): the message naming it is every
-        # subscribing group's error, whatever the time (spark_udfs.validation).
-        self.invalid: dict[str, str] = dict(invalid or {})
-        by_topic: dict[str, dict[tuple[int, Any], set[int | None]]] = {}
-        for topic, partitions, valid_from in rows:
-            if topic is None:
-                continue
-            # (0, -) sorts before any (1, time): rows without valid_from come first.
-            when = (0, 0) if valid_from is None else (1, valid_from)
-            by_topic.setdefault(topic, {}).setdefault(when, set()).add(partitions)
-        self._times: dict[str, list[tuple[int, Any]]] = {}
-        self._counts: dict[str, list[int | None]] = {}
-        # Rows with one topic and valid_from but different counts: which one holds would depend on
-        # Spark's row order, so a snapshot they apply to is an input error (see clash_at).
-        self._clashes: dict[str, dict[int, list[int | None]]] = {}
-        for topic, entries in by_topic.items():
-            times = sorted(entries)
-            self._times[topic] = times
-            self._counts[topic] = [min(entries[t], key=_count_order) for t in times]
-            clashes = {i: sorted(entries[t], key=_count_order) for i, t in enumerate(times) if len(entries[t]) > 1}
-            if clashes:
-                self._clashes[topic] = clashes
-
-    def clash_at(self, topic: str, ts: dt.datetime) -> list[int | None] | None:
-        """The different counts of the rows that apply to ``topic`` at ``ts``, when there are several, else None."""
-        clashes = self._clashes.get(topic)
-        if clashes is None:
-            return None
-        return clashes.get(bisect_right(self._times[topic], (1, ts)) - 1)
-
-    def count_at(self, topic: str, ts: dt.datetime) -> tuple[bool, int | None]:
-        """``(known, count)`` of ``topic`` at ``ts``; ``known`` is False when no row applies yet."""
-        times = self._times.get(topic)
-        if times is None:
-            return False, None
-        index = bisect_right(times, (1, ts))
-        if index == 0:
-            return False, None
-        return True, self._counts[topic][index - 1]
-
-
-def _count_order(count: int | None) -> tuple[bool, int]:
-    return (count is None, count or 0)
-
-
-@dataclass(slots=True)
-class _Snapshot:
-    ts: dt.datetime
-    members: dict[str, tuple[str, Subscription]]  # identity -> (member_id, subscription)
-    counts: dict[str, int]
-    key: tuple[Any, ...]
-    # Built once by the first strategy that rebalances here (the same for every strategy):
-    identities: dict[str, str] | None = None  # member_id -> identity
-    subscriptions: dict[str, Subscription] | None = None  # member_id -> subscription
-    by_identity: dict[str, Subscription] | None = None  # identity -> subscription
-
-    def members_by_id(self) -> tuple[dict[str, str], dict[str, Subscription], dict[str, Subscription]]:
-        """``(member_id -> identity, member_id -> subscription, identity -> subscription)``, built once."""
-        if self.identities is None or self.subscriptions is None or self.by_identity is None:
-            self.identities = {member_id: identity for identity, (member_id, _) in self.members.items()}
-            self.subscriptions = dict(self.members.values())
-            self.by_identity = {identity: s for identity, (_, s) in self.members.items()}
-        return self.identities, self.subscriptions, self.by_identity
-
-
-def _snapshots(rows: Sequence[MemberRow], history: TopicHistory) -> list[_Snapshot]:
-    """Group rows into snapshots in time order, checking everything the replay relies on.
-
-    Raises:
-        GroupDataError: naming the snapshot, member or topic at fault.
-    """
-    by_ts: dict[Any, list[MemberRow]] = {}
-    for index, row in enumerate(rows):
-        if is_missing(row.snapshot_ts):
-            msg = f"row {index}: snapshot_ts is null (member_id={row.member_id!r})"
-            raise GroupDataError(msg)
-        by_ts.setdefault(row.snapshot_ts, []).append(row)
-    snapshots: list[_Snapshot] = []
-    last_counts: dict[str, int] = {}
-    for ts in sorted(by_ts):
-        members: dict[str, tuple[str, Subscription]] = {}
-        seen_ids: set[str] = set()
-        counts: dict[str, int] = {}
-        for row in by_ts[ts]:
-            identity, member_id, subscription = _member(row, ts, members, seen_ids)
-            seen_ids.add(member_id)
-            for topic in subscription.topics:
-                if topic not in counts:
-                    counts[topic] = _count(history, topic, ts, member_id, last_counts)
-            members[identity] = (member_id, subscription)
-        last_counts.update(counts)
-        key = (
-            tuple(sorted((i, s.topics, s.rack_id) for i, (_, s) in members.items())),
-            tuple(sorted(counts.items())),
-        )
-        snapshots.append(_Snapshot(ts, members, counts, key))
-    return snapshots
-
-
-def _member(
-    row: MemberRow, ts: Any, members: Mapping[str, object], seen_ids: set[str]
-) -> tuple[str, str, Subscription]:
-    """A member row's identity, member id and subscription, checked."""
-    member_id = row.member_id
-    if is_missing(member_id) or not isinstance(member_id, str) or not member_id:
-        msg = f"snapshot {ts}: a member row has a null or empty member_id"
-        raise GroupDataError(msg)
-    instance = None if is_missing(row.group_instance_id) else row.group_instance_id
-    if instance == "":
-        msg = f"snapshot {ts}: member {member_id!r} has an empty group_instance_id"
-        raise GroupDataError(msg)
-    identity = instance if instance is not None else member_id
-    if member_id in seen_ids:
-        msg = f"snapshot {ts}: member {member_id!r} appears twice"
-        raise GroupDataError(msg)
-    if identity in members:
-        msg = f"snapshot {ts}: group_instance_id {identity!r} is used by two members"
-        raise GroupDataError(msg)
-    topics = () if row.topics is None else tuple(row.topics)
-    for topic in topics:
-        if is_missing(topic) or not isinstance(topic, str) or not topic:
-            msg = f"snapshot {ts}: member {member_id!r} subscribes to a null or empty topic name"
-            raise GroupDataError(msg)
-    rack = None if is_missing(row.rack_id) or row.rack_id == "" else row.rack_id
-    return identity, member_id, Subscription(topics, group_instance_id=instance, rack_id=rack)
-
-
-def _count(history: TopicHistory, topic: str, ts: Any, member_id: str, last: Mapping[str, int]) -> int:
-    invalid = history.invalid.get(topic)
-    if invalid is not None:
-        msg = f"member {member_id!r} subscribes to topic {topic!r}, whose row is not valid: {invalid}"
-        raise GroupDataError(msg)
-    known, count = history.count_at(topic, ts)
-    if not known:
-        msg = f"snapshot {ts}: member {member_id!r} subscribes to topic {topic!r}, which has no partition count then"
-        raise GroupDataError(msg)
-    if count is None or is_missing(count):
-        msg = f"snapshot {ts}: topic {topic!r} has a null partition count"
-        raise GroupDataError(msg)
-    clash = history.clash_at(topic, ts)
-    if clash is not None:
-        counts = ", ".join("null" if c is None else str(c) for c in clash)
-        msg = f"snapshot {ts}: topic {topic!r} has rows with one valid_from and different partition counts ({counts})"
-        raise GroupDataError(msg)
-    count = int(count)
-    if count <= 0:
-        msg = f"snapshot {ts}: topic {topic!r} has {count} partitions; a count must be positive"
-        raise GroupDataError(msg)
-    previous = last.get(topic)
-    if previous is not None and count < previous:
-        msg = f"snapshot {ts}: topic {topic!r} shrinks from {previous} to {count} partitions"
-        raise GroupDataError(msg)
-    return count
-
-
 @dataclass(slots=True)
 class _StrategyState:
     name: str
@@ -307,8 +121,8 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     if input_error is not None:
         return _error_rows(group_id, rows, strategies, input_error), []
     try:
-        group = _check_group_id(group_id)
-        snapshots = _snapshots(rows, history)
+        group = check_group_id(group_id)
+        snapshots = group_snapshots(rows, history)
         output: list[Row] = []
         members_out: list[Row] = []
         for name in strategies:
@@ -323,13 +137,6 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     return output, members_out
 
 
-def _check_group_id(group_id: str | None) -> str:
-    if group_id is None or is_missing(group_id) or group_id == "":
-        msg = "group_id is null or empty"
-        raise GroupDataError(msg)
-    return group_id
-
-
 @dataclass(frozen=True, slots=True)
 class _Options:
     detail: bool
@@ -337,7 +144,7 @@ class _Options:
     timing: PauseTiming
 
 
-def _weighted(snapshot: _Snapshot, assignment: Mapping[str, Sequence[TopicPartition]], options: _Options) -> Row:
+def _weighted(snapshot: Snapshot, assignment: Mapping[str, Sequence[TopicPartition]], options: _Options) -> Row:
     """The weighted columns of ``assignment`` at ``snapshot`` (null without weights)."""
     if options.weights is None:
         return dict.fromkeys(_WEIGHTED)
@@ -351,7 +158,7 @@ def _weighted(snapshot: _Snapshot, assignment: Mapping[str, Sequence[TopicPartit
 
 
 def _replay_strategy(
-    group_id: str, snapshots: Sequence[_Snapshot], name: str, options: _Options
+    group_id: str, snapshots: Sequence[Snapshot], name: str, options: _Options
 ) -> tuple[list[Row], list[Row]]:
     detail = options.detail
     assignor = strategy_assignor(name)
@@ -390,7 +197,7 @@ def _replay_strategy(
 
 
 def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
-    group_id: str, snapshot: _Snapshot, state: _StrategyState, assignor: Any, cluster: Cluster, options: _Options
+    group_id: str, snapshot: Snapshot, state: _StrategyState, assignor: Any, cluster: Cluster, options: _Options
 ) -> Row:
     identities, subscriptions, by_identity = snapshot.members_by_id()
     before = state.assignment or {}

@@ -178,6 +178,52 @@ t=5 a: heartbeat: epoch 2 STABLE
 t=5 b: heartbeat: epoch 2 STABLE +[orders-0, orders-1, orders-2]
 """,
     ),
+    # Downgraded (uniform, then back as cooperative-sticky), four members on two partitions: the leave of d, which
+    # owns nothing, is still a classic generation (GroupMetadataManager.prepareRebalance on a LeaveGroup); the
+    # timeline used to end on "d: leave", with d still counted in the group, so not stable.
+    "a_leave_that_moves_nothing_is_a_generation": (
+        [
+            Join(0, "a", ORDERS, U),
+            Restart(10, "a", 5, assignors=COOP),
+            Join(30, "b", ORDERS, COOP),
+            Join(31, "c", ORDERS, COOP),
+            Join(32, "d", ORDERS, COOP),
+            Leave(135, "d"),
+        ],
+        {"orders": 2},
+        """\
+t=0 a: joined (consumer, uniform); group epoch 1
+t=0 target at epoch 1 (uniform)
+t=0 a: heartbeat: epoch 1 STABLE +[orders-0, orders-1]
+t=10 a: restart, back in 5s -[orders-0, orders-1]
+t=10 empty
+t=15 a: classic generation 3 (a joined) +[orders-0, orders-1]
+t=30 a: classic generation 4 (b joined) -[orders-1]
+t=30 b: classic generation 5 (b joined) +[orders-1]
+t=31 classic generation 6 (c joined)
+t=32 classic generation 7 (d joined)
+t=135 d: leave
+t=135 classic generation 8 (d left)
+""",
+    ),
+    # The last consumer-protocol member, which owns nothing, leaves: GroupMetadataManager.convertToClassicGroup
+    # prepares a rebalance ("Downgrade group ... from consumer to classic"), a generation even though nothing moves;
+    # the timeline used to end on "converted back", an instant of the conversion, so not stable.
+    "a_downgrade_that_moves_nothing_is_a_generation": (
+        [Join(0, "a", ORDERS, COOP), Join(20, "b", ORDERS, U), Leave(60, "b")],
+        {"orders": 1},
+        """\
+t=0 a: classic generation 1 (a joined) +[orders-0]
+t=20 converted to a consumer group at epoch 1
+t=20 b: joined (consumer, uniform); group epoch 2
+t=20 target at epoch 2 (uniform)
+t=20 b: heartbeat: epoch 2 STABLE
+t=23 a: heartbeat: epoch 2 STABLE
+t=60 b: leave
+t=60 converted back to a classic group at generation 3
+t=60 classic generation 4 (the last consumer-protocol member left)
+""",
+    ),
 }
 
 

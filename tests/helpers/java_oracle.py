@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from types import TracebackType
 
-__all__ = ["JavaError", "JavaOracle", "OracleError", "side_by_side", "topic_id"]
+__all__ = ["JavaError", "JavaOracle", "OracleError", "bench_assignments", "side_by_side", "topic_id"]
 
 MAIN_CLASS = "dev.assignors.oracle.Oracle"
 
@@ -341,12 +341,22 @@ class JavaOracle:
         round_: int = 1,
         runs: int = 5,
         warmup_s: float = 3.0,
+        warmup: int = 3,
+        min_runs: int | None = None,
+        budget_s: float | None = None,
+        client_user_data: bool = False,
+        result: bool = False,
         timeout: float = 900.0,
     ) -> dict[str, Any]:
-        """Kafka's assignor timed warm in this JVM: ``nanos`` per timed call, ``warmup_calls``, ``assigned``.
+        """Kafka's assignor timed warm in this JVM: ``nanos`` per timed call, ``warmup_calls``, ``assigned``, ``jvm``.
 
+        Warm-up calls run for ``warmup_s`` seconds and at least ``warmup`` calls, then ``runs`` timed calls (fewer,
+        at least ``min_runs``, once the timed calls took ``budget_s`` seconds).
         ``round_=2`` times the round after Java's own first one (every member but the first owns what Java gave
-        it, with the user data Kafka's client would send).
+        it, with the user data Kafka's client would send). ``client_user_data`` (classic assignors) gives each member
+        with a generation and no user data the user data its client would send with the owned partitions given
+        here: a 2nd round from the caller's own first one. ``result`` adds the last timed call's result
+        (:func:`bench_assignments` reads it).
         """
         payload = {
             "op": "server_bench" if server else "bench",
@@ -355,8 +365,34 @@ class JavaOracle:
             "round": round_,
             "runs": runs,
             "warmup_s": warmup_s,
+            "warmup": warmup,
+            **({} if min_runs is None else {"min_runs": min_runs}),
+            **({} if budget_s is None else {"budget_s": budget_s}),
+            "client_user_data": client_user_data,
+            "result": result,
         }
         return self.request(payload, timeout=timeout)
+
+    def peak_rss_mb(self) -> float | None:
+        """The JVM's peak resident set so far (Linux ``VmHWM``), or None where /proc does not tell."""
+        try:
+            status = Path(f"/proc/{self.popen.pid}/status").read_text(encoding="utf-8")
+        except OSError:
+            return None
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return None
+
+
+def bench_assignments(answer: Mapping[str, Any], *, server: bool = False) -> dict[str, Assignment]:
+    """The result a ``bench`` / ``server_bench`` answer carries (asked with ``result=True``)."""
+    if server:
+        return {member: Assignment(_partitions(pairs)) for member, pairs in answer["assignments"].items()}
+    return {
+        member: Assignment(_partitions(result["partitions"]), user_data=_bytes(result["user_data"]))
+        for member, result in answer["assignments"].items()
+    }
 
 
 def _compact_group(cluster: Cluster, subscriptions: Mapping[str, Subscription]) -> dict[str, Any]:

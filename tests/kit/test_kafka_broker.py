@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from assignors.testing import DEFAULT_KAFKA_VERSION, KafkaBroker, KafkaBrokerError, kafka_classpath
+from assignors.testing._kafka import _answers_metadata
 from helpers.kafka_jvm import classpath, pinned_version
 
 
@@ -45,6 +46,9 @@ def test_a_broker_serves_clients_survives_restarts_and_leaves_nothing_behind() -
         assert broker.startup_seconds > 0
         pid = broker.pid
         assert pid is not None
+        # ready means: this broker answers, not another one that took the port first
+        assert _answers_metadata(int(port), broker._cluster_id)
+        assert not _answers_metadata(int(port), "AnotherClusterIdAAAAA")
         if Path("/proc/net/tcp").exists():
             addresses = _listening(int(port))
             assert addresses

@@ -53,13 +53,14 @@ def test_spark_equals_the_pure_replay(session: SparkSession) -> None:
     weight_history = WeightHistory(history.weights)
     for group in sorted({row[0] for row in history.membership}):
         rows = [MemberRow(ts, m, tuple(t), i, r) for g, ts, m, t, i, r in history.membership if g == group]
-        expected.extend(replay_group(group, rows, topic_history, weights=weight_history, timing=timing)[0])
+        replayed = replay_group(group, rows, topic_history, ALL_STRATEGIES, weights=weight_history, timing=timing)
+        expected.extend(replayed[0])
     assert got == sorted((_comparable(r) for r in expected), key=_key)
     assert any(r["weighted_spread"] for r in got)
     assert any(r["pause_partition_seconds"] for r in got)
     assert any(r["topic_spread"] for r in got)
     assert list(result.columns) == [name for name, _ in OUTPUT_COLUMNS]
-    assert detail.count() == 4 * len(history.membership)
+    assert detail.count() == len(ALL_STRATEGIES) * len(history.membership)
 
 
 def test_bad_groups_are_reported_and_the_rest_is_evaluated(session: SparkSession) -> None:
@@ -190,7 +191,7 @@ def test_local_and_connect_outputs_are_equal_row_for_row(
         detail=True,
     )
     got = _rows(remote)
-    assert len(got) == 4 * len({(g, ts) for g, ts, *_ in history.membership})
+    assert len(got) == len(ALL_STRATEGIES) * len({(g, ts) for g, ts, *_ in history.membership})
     assert got == expected
     assert sorted(map(str, remote_detail.collect())) == expected_detail
     assert all(not math.isnan(r["load_stddev"]) for r in got)

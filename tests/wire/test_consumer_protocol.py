@@ -320,6 +320,7 @@ def test_sticky_user_data_decodes_the_same_past_the_cache_limit(assignments: lis
     """More distinct blobs than the cache holds: each decodes as from scratch, and the cache stays at its limit."""
     cache = consumer_protocol._V1_ASSIGNMENTS
     limit = cache.limit
+    cache.clear()  # earlier tests in this process may have filled it: a hit puts nothing, so nothing is evicted
     cache.limit = 3
     try:
         for generation, pairs in enumerate(assignments * 2):
@@ -328,4 +329,5 @@ def test_sticky_user_data_decodes_the_same_past_the_cache_limit(assignments: lis
             assert (sorted(decoded.partitions), decoded.generation) == (sorted(partitions), generation)
             assert len(cache) <= 3
     finally:
+        cache.clear()
         cache.limit = limit

@@ -355,6 +355,7 @@ class ConsumerGroupSimulator:
             return
         for generation, revoked, added in self.classic.rebalance(self.partitions):
             text = f"classic generation {generation} ({cause})"
+            recorded = len(self.timeline.instants)
             for changes, gives_up in ((revoked, True), (added, False)):  # revocations come first in a round
                 for member_id, partitions in changes.items():
                     client = self.clients[self.classic.members[member_id].handle]
@@ -364,6 +365,13 @@ class ConsumerGroupSimulator:
                         self._set_owned(client, client.owned - set(partitions), text, partitions, ())
                     else:
                         self._set_owned(client, client.owned | set(partitions), text, (), partitions)
+            if len(self.timeline.instants) == recorded:
+                # A round in which no running member's partitions move is still a generation: Kafka's
+                # GroupMetadataManager.prepareRebalance runs on every leave, session timeout, join and
+                # downgrade (convertToClassicGroup), and ClassicGroup.initNextGeneration bumps the
+                # generation whatever the assignment. Record it, or the timeline ends on the instant
+                # before the rebalance (the leave, the crash, "converted back"), as the group was then.
+                self._record(None, text)
 
     # --- recording --------------------------------------------------------------------
 

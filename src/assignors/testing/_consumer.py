@@ -87,7 +87,7 @@ def consumer_group_state_machine(
     within or beyond the session timeout (static or not, possibly switching protocol),
     resubscribe; topics grow; time passes. After every step :func:`consumer_group_problems`
     must be empty, and after waiting three session timeouts the group must be stable with
-    every subscribed partition consumed.
+    every subscribed partition consumed, and the timeline's last instant must say so.
     """
     counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
     subsets = topic_subsets(sorted(counts))
@@ -130,6 +130,12 @@ def consumer_group_state_machine(
             if not self.sim.stable() or self.sim.unowned():
                 unowned = [str(tp) for tp in self.sim.unowned()]
                 msg = f"the group did not settle (unowned: {unowned})\ntimeline:\n" + self.sim.timeline.render()
+                raise InvariantViolationError(msg)
+            instants = self.sim.timeline.instants
+            last = instants[-1] if instants else None  # nothing happened yet: nothing to describe
+            if last is not None and (not last.stable or last.owned != self.sim.owned()):
+                # The timeline records every change of the group: its last instant is the group as it is now.
+                msg = f"the group settled, but the timeline ends on {last}\ntimeline:\n" + self.sim.timeline.render()
                 raise InvariantViolationError(msg)
 
         @invariant()

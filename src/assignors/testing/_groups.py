@@ -209,6 +209,27 @@ def _agrees(description: Any, ids: Mapping[str, str], held: Mapping[str, set[Par
     return True
 
 
+def _holdings_text(held: Mapping[str, set[Partition]]) -> str:
+    return "; ".join(f"{name} holds {', '.join(_text(held[name])) or 'nothing'}" for name in sorted(held))
+
+
+def _description_text(description: Any) -> str:
+    state = str(getattr(description.state, "name", description.state))
+    members = ", ".join(
+        f"{d.member_id} assigned {', '.join(_text((tp.topic, tp.partition) for tp in d.assignment.topic_partitions))}"
+        for d in sorted(description.members, key=lambda d: str(d.member_id))
+    )
+    return f"{state}, members: {members or 'none'}"
+
+
+def _member_state(member: MemberProcess) -> str:
+    """One member for a timeout's message: alive or its exit code, its last listener calls, its log's tail."""
+    status = "alive" if member.alive() else f"exited with {member.process.popen.returncode}"
+    calls = [f"{e['event']} {len(e.get('partitions', ()))}" for e in member.refresh()[-4:]]
+    tail = member.process.tail(6).strip().replace("\n", "\n    ")
+    return f"  {member.name} ({member.member_id}): {status}; last calls: {', '.join(calls) or 'none'}\n    {tail}"
+
+
 def settle_group(  # noqa: PLR0913 - what the steady state is checked against
     admin: Any,
     group: str,
@@ -226,21 +247,35 @@ def settle_group(  # noqa: PLR0913 - what the steady state is checked against
     target equal to it); and no listener call came for :data:`SETTLE_QUIET_S`.
     """
     live = [m for m in members if m.alive()]
+    why = ["nothing checked yet"]  # the last reason the group was not steady, for the timeout's message
 
     def steady() -> Observation | None:
         held = {m.name: m.holdings() for m in live}
         ids = {m.name: m.member_id for m in live}
         wanted = sorted({(t, p) for m in live for t in m.topics for p in range(partitions[t])})
-        if any(i is None for i in ids.values()) or sorted(tp for h in held.values() for tp in h) != wanted:
+        if any(i is None for i in ids.values()):
+            why[0] = "no member id yet: " + ", ".join(name for name, i in ids.items() if i is None)
+            return None
+        if sorted(tp for h in held.values() for tp in h) != wanted:
+            why[0] = "the members do not hold every partition exactly once: " + _holdings_text(held)
             return None
         if any(topic not in m.topics for m in live for topic, _ in held[m.name]):
-            return None  # a subscription change not reconciled yet
+            why[0] = "a subscription change not reconciled yet: " + _holdings_text(held)
+            return None
         if time.time() - max((m.last_event_at() for m in live), default=0.0) < SETTLE_QUIET_S:
+            why[0] = f"a listener call came less than {SETTLE_QUIET_S} s ago"
             return None
         known = {name: member_id or "" for name, member_id in ids.items()}
-        if not _agrees(_described(admin, group), known, held, target=consumer_protocol):
+        description = _described(admin, group)
+        if not _agrees(description, known, held, target=consumer_protocol):
+            why[0] = f"the broker does not agree: {_description_text(description)}; members: {_holdings_text(held)}"
             return None
         return {known[name]: _text(held[name]) for name in sorted(known)}
 
-    result: Observation = wait_for(steady, timeout, f"group {group!r} to settle")
+    try:
+        result: Observation = wait_for(steady, timeout, f"group {group!r} to settle")
+    except TimeoutError as error:
+        states = "\n".join(_member_state(m) for m in members)
+        msg = f"{error}; last seen: {why[0]}\n{states}"
+        raise TimeoutError(msg) from None
     return result

@@ -176,8 +176,21 @@ def _read_exactly(sock: socket.socket, size: int) -> bytes:
     return data
 
 
-def _answers_metadata(port: int, timeout: float = 2.0) -> bool:
-    """Whether the broker on ``port`` answers Metadata with at least one broker (itself)."""
+def _string(data: bytes, offset: int) -> tuple[str | None, int]:
+    """A Kafka nullable STRING at ``offset`` and the offset after it."""
+    (size,) = struct.unpack_from(">h", data, offset)
+    offset += 2
+    if size < 0:
+        return None, offset
+    return data[offset : offset + size].decode("utf-8", errors="replace"), offset + size
+
+
+def _answers_metadata(port: int, cluster_id: str | None = None, timeout: float = 2.0) -> bool:
+    """Whether the broker on ``port`` answers Metadata naming itself (and, if given, this cluster id).
+
+    The cluster id tells this broker from another one that took the port in between (the ports are picked free,
+    but another process may pick the same one before this broker binds it).
+    """
     try:
         with socket.create_connection((LOOPBACK, port), timeout=timeout) as sock:
             sock.sendall(_metadata_request(1))
@@ -187,8 +200,16 @@ def _answers_metadata(port: int, timeout: float = 2.0) -> bool:
             response = _read_exactly(sock, size)
     except OSError:
         return False
-    correlation_id, _throttle, brokers = struct.unpack_from(">iii", response, 0)
-    return bool(correlation_id == 1 and brokers > 0)
+    try:
+        correlation_id, _throttle, brokers = struct.unpack_from(">iii", response, 0)
+        offset = 12
+        for _ in range(min(brokers, 1000)):  # node id, host, port, rack
+            _host, offset = _string(response, offset + 4)
+            _rack, offset = _string(response, offset + 4)
+        answered_id, _ = _string(response, offset)
+    except struct.error:
+        return False
+    return bool(correlation_id == 1 and brokers > 0 and (cluster_id is None or answered_id == cluster_id))
 
 
 class KafkaBroker:
@@ -240,6 +261,7 @@ class KafkaBroker:
         self._dir: Path | None = None
         self._port = 0
         self._controller_port = 0
+        self._cluster_id = _cluster_id()
         self.version: str | None = None
         """The Kafka version running (read from its kafka-clients jar), once started."""
         self.startup_seconds: float | None = None
@@ -361,7 +383,7 @@ class KafkaBroker:
     def _format(self, java: str) -> None:
         assert self._dir is not None  # noqa: S101
         command = [*self._jvm(java, "256m"), "kafka.tools.StorageTool", "format", "--standalone"]
-        command += ["-t", _cluster_id(), "-c", str(self._dir / "server.properties")]
+        command += ["-t", self._cluster_id, "-c", str(self._dir / "server.properties")]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)  # noqa: S603
         except subprocess.TimeoutExpired:
@@ -383,7 +405,7 @@ class KafkaBroker:
                 msg = f"the Kafka broker exited with {self._process.popen.returncode}:\n{self._process.tail()}"
                 self._process.stop()
                 raise KafkaBrokerError(msg)
-            if _answers_metadata(self._port):
+            if _answers_metadata(self._port, self._cluster_id):
                 self.startup_seconds = time.monotonic() - began
                 return
             time.sleep(0.2)

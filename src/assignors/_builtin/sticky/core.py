@@ -29,18 +29,18 @@ The objective, a lexicographic order (each level only breaks ties of the ones ab
 
 The builders (one per shape, chosen here and logged at DEBUG, as Kafka logs its choice):
 
-* ``_sticky_uniform``: every member subscribes to the same topics. Quotas ``N // M``
+* ``uniform``: every member subscribes to the same topics. Quotas ``N // M``
   and ``N // M + 1`` (extra slots to the largest owners), each member keeps its owned
   partitions up to its quota, trimming topic by topic so that the kept counts stay
   even; the rest is dealt topic by topic to the members with the fewest of that topic.
-* ``_sticky_general``: mixed subscriptions, Kafka's KIP-54 shape: keep every claim,
+* ``general``: mixed subscriptions, Kafka's KIP-54 shape: keep every claim,
   place the rest least-loaded-first, then move partitions from the heaviest holder
   until the sticky condition holds, new ones (or a chain of two new ones) before
-  revoking a kept one; then ``_sticky_balance`` passes partitions along longer chains
+  revoking a kept one; then ``balance`` passes partitions along longer chains
   (between classes of members with equal subscriptions and groups of topics) until the
   loads are the most even vector: level 2, exact at every size.
-* ``_sticky_racks``: KIP-881 rack awareness shared by both builders.
-* ``_sticky_exchange``: then, in small groups (members x partitions up to 400; 1,000
+* ``racks``: KIP-881 rack awareness shared by both builders.
+* ``exchange`` (its search in ``cycles``): then, in small groups (members x partitions up to 400; 1,000
   with identical subscriptions and no racks), unless a certificate shows the builder's
   result optimal, an exact improvement phase: negative-cycle cancelling on the exchange
   graph for levels 2 to 4 (the squared loads as convex costs through a sink node, so

@@ -1,7 +1,5 @@
 """The sticky core's exact improvement phase: cycle cancelling on the exchange graph of small groups.
 
-(Over 450 lines: the graph, its certificates and its searches share one state.)
-
 After a builder, the assignment is valid and as balanced as possible (level 2: the most
 even member loads, :mod:`assignors._builtin.sticky.balance`). Levels 2 to 4 of the objective are a
 convex-cost transportation problem: partitions to eligible members, each member's load
@@ -16,8 +14,9 @@ An assignment is optimal for such costs when its residual graph has no negative 
 The graph here has one node per member and one per (member, topic) *slot*; an arc from
 slot ``(a, T)`` to slot ``(b, T)`` moves the cheapest partition of ``T`` from ``a`` to
 ``b``; arcs between a member and its slots change its count of ``T`` (the convex proxy).
-Bellman-Ford finds a negative cycle; moving partitions along it lowers the cost; this
-repeats until none is left (each cycle lowers an integer cost, so it ends).
+Bellman-Ford finds a negative cycle (:mod:`assignors._builtin.sticky.cycles`); moving
+partitions along it lowers the cost; this repeats until none is left (each cycle lowers an
+integer cost, so it ends).
 
 Loads change along paths instead of cycles: a member passes one partition down a chain
 to another member. A *sink* node joins such paths into cycles: an arc from a member to
@@ -48,8 +47,9 @@ Most rebalances of a Spark replay stop there.
 from __future__ import annotations
 
 import logging
-from collections import deque
 from typing import TYPE_CHECKING
+
+from assignors._builtin.sticky.cycles import negative_cycle
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -361,7 +361,7 @@ class _Exchange:
         cycles = 0
         while True:
             arcs = self._arcs(sink=True)
-            cycle = _negative_cycle(self._sink + 1, arcs)
+            cycle = negative_cycle(self._sink + 1, arcs)
             if cycle is None:
                 return cycles
             self._apply(arcs[i][3] for i in cycle)
@@ -403,71 +403,3 @@ class _Exchange:
             state.kept[member] = kept
             state.new[member] = [tp for tp in new if claimer(tp) != member]
             state.load[member] = len(kept) + len(state.new[member])
-
-
-def _negative_cycle(count: int, arcs: list[_Arc]) -> list[int] | None:
-    """The arcs of a negative cycle, or None: Bellman-Ford from every node at once, queue-driven.
-
-    A node whose shortest path so far has ``count`` arcs lies after a negative cycle of
-    the predecessor graph; walking back ``count`` steps lands on it.
-    """
-    out: list[list[int]] = [[] for _ in range(count)]
-    for index, arc in enumerate(arcs):
-        out[arc[0]].append(index)
-    distance = [0] * count
-    length = [0] * count
-    via = [-1] * count
-    queued = [True] * count
-    queue = deque(range(count))
-    while queue:
-        tail = queue.popleft()
-        queued[tail] = False
-        base = distance[tail]
-        for index in out[tail]:
-            head, weight = arcs[index][1], arcs[index][2]
-            if base + weight < distance[head]:
-                distance[head] = base + weight
-                via[head] = index
-                length[head] = length[tail] + 1
-                if length[head] >= count:
-                    return _cycle_through(head, count, arcs, via) or _bellman_ford_cycle(count, arcs)
-                if not queued[head]:
-                    queued[head] = True
-                    queue.append(head)
-    return None
-
-
-def _bellman_ford_cycle(count: int, arcs: list[_Arc]) -> list[int] | None:
-    """The plain Bellman-Ford search for a negative cycle (the fallback of :func:`_negative_cycle`)."""
-    distance = [0] * count
-    via = [-1] * count
-    last = -1
-    for _ in range(count):
-        last = -1
-        for index, (tail, head, weight, _) in enumerate(arcs):
-            if distance[tail] + weight < distance[head]:
-                distance[head] = distance[tail] + weight
-                via[head] = index
-                last = head
-        if last == -1:
-            return None
-    return _cycle_through(last, count, arcs, via)
-
-
-def _cycle_through(start: int, count: int, arcs: list[_Arc], via: list[int]) -> list[int] | None:
-    """The cycle of the predecessor graph reached by walking back from ``start``, as arc indices."""
-    at = start
-    for _ in range(count):
-        if via[at] == -1:
-            return None
-        at = arcs[via[at]][0]
-    cycle: list[int] = []
-    first = at
-    while len(cycle) <= count:
-        index = via[at]
-        cycle.append(index)
-        at = arcs[index][0]
-        if at == first:
-            cycle.reverse()
-            return cycle if sum(arcs[i][2] for i in cycle) < 0 else None
-    return None

@@ -63,7 +63,7 @@ def plain_identical(
     """The members, sorted, when the short paths give the general path's result; else None.
 
     That is when all subscribe to the same topics (with metadata), racks cannot apply, and
-    the group is above the size where the exchange phase (``_sticky_exchange``) would
+    the group is above the size where the exchange phase (:mod:`assignors._builtin.sticky.exchange`) would
     still work on the identical builder's result.
     """
     if not partitions_per_topic or len(set(map(_topics_of, subscriptions.values()))) != 1:

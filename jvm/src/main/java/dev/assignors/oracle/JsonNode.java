@@ -67,6 +67,10 @@ class JsonNode implements Iterable<JsonNode> {
         return value instanceof Number ? asInt() : otherwise;
     }
 
+    boolean asBoolean(boolean otherwise) {
+        return value instanceof Boolean b ? b : otherwise;
+    }
+
     double asDouble(double otherwise) {
         return value instanceof Number n ? n.doubleValue() : otherwise;
     }

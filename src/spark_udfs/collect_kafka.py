@@ -1,0 +1,169 @@
+"""``assignors collect`` on a live cluster: ``__consumer_offsets`` read through confluent-kafka, and topic ids.
+
+:func:`collect_topic` reads every partition of the topic from the earliest offset (committed
+records only) into the tables; :func:`cluster_topic_ids` asks the cluster for the topic ids that
+KIP-848 records name. confluent-kafka (the ``collect`` extra) is imported only when they run.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+import sys
+import time
+from typing import TYPE_CHECKING, Any, TextIO
+
+from assignors.cli import CliError
+from spark_udfs.collect_tables import Progress
+
+if TYPE_CHECKING:
+    from assignors.offsets_topic import HistoryBuilder
+    from spark_udfs.collect_tables import TableWriter
+
+__all__ = ["FLUSH_SECONDS", "METADATA_SECONDS", "cluster_topic_ids", "collect_topic"]
+
+FLUSH_SECONDS = 2.0
+METADATA_SECONDS = 15.0
+"""How long ``collect`` waits for the cluster's topic metadata (topic ids of KIP-848 records)."""
+
+
+class _TopicReader:
+    """One pass over a topic's partitions; tracks positions, end-of-partition and the high watermarks."""
+
+    def __init__(self, consumer: Any, topic: str) -> None:
+        from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+
+        self.consumer, self.topic = consumer, topic
+        metadata = consumer.list_topics(topic, timeout=15)
+        described = metadata.topics.get(topic)
+        if described is None or described.error is not None or not described.partitions:
+            reason = described.error if described is not None else "not found"
+            msg = f"topic {topic!r}: {reason}"
+            raise CliError(msg)
+        self.partitions: list[int] = sorted(described.partitions)
+        self.high: dict[int, int] = {}
+        self.position: dict[int, int] = {}
+        for number in self.partitions:
+            low, high = consumer.get_watermark_offsets(TopicPartition(topic, number), timeout=15)
+            self.position[number], self.high[number] = low, high
+        self.done = {p for p in self.partitions if self.high[p] <= self.position[p]}
+        consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in self.partitions])
+
+    def at_end(self) -> bool:
+        return len(self.done) == len(self.partitions)
+
+    def handle(self, message: Any, builder: HistoryBuilder) -> None:
+        from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, KafkaError
+
+        error = message.error()
+        number: int = message.partition()
+        if error is not None and error.code() == KafkaError._PARTITION_EOF:  # noqa: SLF001 - librdkafka's name
+            self.done.add(number)
+        elif error is not None:
+            if error.fatal():
+                msg = f"reading {self.topic!r}: {error.str()}"
+                raise CliError(msg)
+            builder.errors.append(f"partition {number}: {error.str()}")
+        else:
+            offset: int = message.offset()
+            self.position[number] = offset + 1
+            self.done.discard(number)
+            kind, stamp = message.timestamp()
+            key = message.key()
+            if key is None:
+                builder.stats["records without a key"] += 1
+            else:
+                ms = None if kind == TIMESTAMP_NOT_AVAILABLE else stamp
+                builder.add_raw(key, message.value(), ms, f"partition {number} offset {offset}")
+
+    def lag(self) -> int:
+        from confluent_kafka import TopicPartition
+
+        for number in self.partitions:
+            _, high = self.consumer.get_watermark_offsets(TopicPartition(self.topic, number), cached=True)
+            self.high[number] = max(self.high[number], high or 0)
+        return sum(max(self.high[p] - self.position[p], 0) for p in self.partitions)
+
+
+def collect_topic(  # noqa: PLR0913 - the command's options
+    settings: dict[str, str],
+    topic: str,
+    builder: HistoryBuilder,
+    writer: TableWriter,
+    *,
+    follow: bool = False,
+    progress: TextIO | None = None,
+    flush_seconds: float = FLUSH_SECONDS,
+) -> None:
+    """Read every partition of ``topic`` from the earliest offset into the tables (until the end unless ``follow``)."""
+    from confluent_kafka import Consumer
+
+    config = {
+        "group.id": "assignors-collect",  # never joined nor committed: partitions are assigned by hand
+        "enable.auto.commit": False,
+        "enable.partition.eof": True,
+        "isolation.level": "read_committed",
+        "auto.offset.reset": "earliest",
+        **settings,
+    }
+    consumer = Consumer(config)
+    meter = Progress(progress or sys.stderr)
+    try:
+        reader = _TopicReader(consumer, topic)
+        last_flush = time.monotonic()
+        while follow or not reader.at_end():
+            message = consumer.poll(0.5)
+            if message is not None:
+                reader.handle(message, builder)
+            if time.monotonic() - last_flush >= flush_seconds:
+                writer.flush(builder)
+                meter.report(builder, reader.lag())
+                last_flush = time.monotonic()
+    finally:
+        writer.flush(builder)
+        consumer.close()
+        meter.report(builder, None, final=True)
+
+
+def _kafka_uuid_text(topic_id: Any) -> str:
+    """A confluent-kafka ``Uuid`` as Kafka's ``Uuid.toString`` prints it (and the records' decoder does).
+
+    ``str()`` of confluent-kafka's ``Uuid`` is standard base64 (``+`` and ``/``); Kafka's is URL-safe (``-`` and
+    ``_``). Found on a real broker: an id with a ``/`` named no topic.
+    """
+    raw = struct.pack(">qq", topic_id.get_most_significant_bits(), topic_id.get_least_significant_bits())
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def cluster_topic_ids(settings: dict[str, str], timeout: float | None = None) -> dict[str, str]:
+    """Topic id (as Kafka prints it) -> name, from the cluster's metadata (Admin ``describeTopics``).
+
+    Kafka 4.1+ writes no record naming the topics of a KIP-848 group's assignments, so the
+    names come from the cluster. A cluster that does not answer in time (or an old one) gives
+    what it answered, with a warning naming ``--topic-ids`` on stderr.
+    """
+    from concurrent.futures import wait
+
+    from confluent_kafka import KafkaException, TopicCollection
+    from confluent_kafka.admin import AdminClient
+
+    seconds = METADATA_SECONDS if timeout is None else timeout
+    config: dict[str, str | int | float | bool] = {**settings}
+    admin = AdminClient(config)
+    try:
+        names = sorted(admin.list_topics(timeout=seconds).topics)
+        futures = admin.describe_topics(TopicCollection(names), request_timeout=seconds)
+    except KafkaException as error:
+        sys.stderr.write(f"warning: cannot read topic ids from the cluster ({error}); give them with --topic-ids\n")
+        return {}
+    done, _ = wait(list(futures.values()), timeout=seconds)
+    ids: dict[str, str] = {}
+    for name, future in sorted(futures.items()):
+        if future in done and future.exception() is None:
+            ids[_kafka_uuid_text(future.result().topic_id)] = name
+    if len(ids) < len(names):
+        sys.stderr.write(
+            f"warning: the cluster gave the topic ids of {len(ids)} of {len(names)} topics in {seconds:g} s; "
+            "give the others with --topic-ids\n"
+        )
+    return ids

@@ -1,0 +1,211 @@
+"""One group's input, checked: its membership rows, the topics' partition counts over time, and its snapshots.
+
+:func:`group_snapshots` groups a group's rows (:class:`MemberRow`) into snapshots in time order, with
+each subscribed topic's partition count from :class:`TopicHistory`, and checks everything the
+replay (:mod:`spark_udfs.group_replay`) relies on: a fault raises :class:`GroupDataError`
+naming the snapshot, member or topic.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from assignors import AssignorError, Subscription
+from spark_udfs.costs import is_missing
+
+if TYPE_CHECKING:
+    import datetime as dt
+
+__all__ = ["GroupDataError", "MemberRow", "Snapshot", "TopicHistory", "check_group_id", "group_snapshots"]
+
+
+class GroupDataError(AssignorError, ValueError):
+    """A group's input cannot be replayed; the message says what and where."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRow:
+    """One membership row of a group."""
+
+    snapshot_ts: dt.datetime | None
+    member_id: str | None
+    topics: tuple[str, ...] | None
+    group_instance_id: str | None = None
+    rack_id: str | None = None
+
+
+class TopicHistory:
+    """Partition counts over time: a snapshot at ``ts`` uses, per topic, the latest row with ``valid_from <= ts``.
+
+    A row without ``valid_from`` holds from the beginning of time.
+    """
+
+    def __init__(
+        self,
+        rows: Iterable[tuple[str | None, int | None, dt.datetime | None]],
+        *,
+        invalid: Mapping[str, str] | None = None,
+    ) -> None:
+        # A topic whose row holds a value that is not valid (a typo in a CSV): the message naming it is every
+        # subscribing group's error, whatever the time (spark_udfs.validation).
+        self.invalid: dict[str, str] = dict(invalid or {})
+        by_topic: dict[str, dict[tuple[int, Any], set[int | None]]] = {}
+        for topic, partitions, valid_from in rows:
+            if topic is None:
+                continue
+            # (0, -) sorts before any (1, time): rows without valid_from come first.
+            when = (0, 0) if valid_from is None else (1, valid_from)
+            by_topic.setdefault(topic, {}).setdefault(when, set()).add(partitions)
+        self._times: dict[str, list[tuple[int, Any]]] = {}
+        self._counts: dict[str, list[int | None]] = {}
+        # Rows with one topic and valid_from but different counts: which one holds would depend on
+        # Spark's row order, so a snapshot they apply to is an input error (see clash_at).
+        self._clashes: dict[str, dict[int, list[int | None]]] = {}
+        for topic, entries in by_topic.items():
+            times = sorted(entries)
+            self._times[topic] = times
+            self._counts[topic] = [min(entries[t], key=_count_order) for t in times]
+            clashes = {i: sorted(entries[t], key=_count_order) for i, t in enumerate(times) if len(entries[t]) > 1}
+            if clashes:
+                self._clashes[topic] = clashes
+
+    def clash_at(self, topic: str, ts: dt.datetime) -> list[int | None] | None:
+        """The different counts of the rows that apply to ``topic`` at ``ts``, when there are several, else None."""
+        clashes = self._clashes.get(topic)
+        if clashes is None:
+            return None
+        return clashes.get(bisect_right(self._times[topic], (1, ts)) - 1)
+
+    def count_at(self, topic: str, ts: dt.datetime) -> tuple[bool, int | None]:
+        """``(known, count)`` of ``topic`` at ``ts``; ``known`` is False when no row applies yet."""
+        times = self._times.get(topic)
+        if times is None:
+            return False, None
+        index = bisect_right(times, (1, ts))
+        if index == 0:
+            return False, None
+        return True, self._counts[topic][index - 1]
+
+
+def _count_order(count: int | None) -> tuple[bool, int]:
+    return (count is None, count or 0)
+
+
+@dataclass(slots=True)
+class Snapshot:
+    ts: dt.datetime
+    members: dict[str, tuple[str, Subscription]]  # identity -> (member_id, subscription)
+    counts: dict[str, int]
+    key: tuple[Any, ...]
+    # Built once by the first strategy that rebalances here (the same for every strategy):
+    identities: dict[str, str] | None = None  # member_id -> identity
+    subscriptions: dict[str, Subscription] | None = None  # member_id -> subscription
+    by_identity: dict[str, Subscription] | None = None  # identity -> subscription
+
+    def members_by_id(self) -> tuple[dict[str, str], dict[str, Subscription], dict[str, Subscription]]:
+        """``(member_id -> identity, member_id -> subscription, identity -> subscription)``, built once."""
+        if self.identities is None or self.subscriptions is None or self.by_identity is None:
+            self.identities = {member_id: identity for identity, (member_id, _) in self.members.items()}
+            self.subscriptions = dict(self.members.values())
+            self.by_identity = {identity: s for identity, (_, s) in self.members.items()}
+        return self.identities, self.subscriptions, self.by_identity
+
+
+def group_snapshots(rows: Sequence[MemberRow], history: TopicHistory) -> list[Snapshot]:
+    """Group rows into snapshots in time order, checking everything the replay relies on.
+
+    Raises:
+        GroupDataError: naming the snapshot, member or topic at fault.
+    """
+    by_ts: dict[Any, list[MemberRow]] = {}
+    for index, row in enumerate(rows):
+        if is_missing(row.snapshot_ts):
+            msg = f"row {index}: snapshot_ts is null (member_id={row.member_id!r})"
+            raise GroupDataError(msg)
+        by_ts.setdefault(row.snapshot_ts, []).append(row)
+    snapshots: list[Snapshot] = []
+    last_counts: dict[str, int] = {}
+    for ts in sorted(by_ts):
+        members: dict[str, tuple[str, Subscription]] = {}
+        seen_ids: set[str] = set()
+        counts: dict[str, int] = {}
+        for row in by_ts[ts]:
+            identity, member_id, subscription = _member(row, ts, members, seen_ids)
+            seen_ids.add(member_id)
+            for topic in subscription.topics:
+                if topic not in counts:
+                    counts[topic] = _count(history, topic, ts, member_id, last_counts)
+            members[identity] = (member_id, subscription)
+        last_counts.update(counts)
+        key = (
+            tuple(sorted((i, s.topics, s.rack_id) for i, (_, s) in members.items())),
+            tuple(sorted(counts.items())),
+        )
+        snapshots.append(Snapshot(ts, members, counts, key))
+    return snapshots
+
+
+def _member(
+    row: MemberRow, ts: Any, members: Mapping[str, object], seen_ids: set[str]
+) -> tuple[str, str, Subscription]:
+    """A member row's identity, member id and subscription, checked."""
+    member_id = row.member_id
+    if is_missing(member_id) or not isinstance(member_id, str) or not member_id:
+        msg = f"snapshot {ts}: a member row has a null or empty member_id"
+        raise GroupDataError(msg)
+    instance = None if is_missing(row.group_instance_id) else row.group_instance_id
+    if instance == "":
+        msg = f"snapshot {ts}: member {member_id!r} has an empty group_instance_id"
+        raise GroupDataError(msg)
+    identity = instance if instance is not None else member_id
+    if member_id in seen_ids:
+        msg = f"snapshot {ts}: member {member_id!r} appears twice"
+        raise GroupDataError(msg)
+    if identity in members:
+        msg = f"snapshot {ts}: group_instance_id {identity!r} is used by two members"
+        raise GroupDataError(msg)
+    topics = () if row.topics is None else tuple(row.topics)
+    for topic in topics:
+        if is_missing(topic) or not isinstance(topic, str) or not topic:
+            msg = f"snapshot {ts}: member {member_id!r} subscribes to a null or empty topic name"
+            raise GroupDataError(msg)
+    rack = None if is_missing(row.rack_id) or row.rack_id == "" else row.rack_id
+    return identity, member_id, Subscription(topics, group_instance_id=instance, rack_id=rack)
+
+
+def _count(history: TopicHistory, topic: str, ts: Any, member_id: str, last: Mapping[str, int]) -> int:
+    invalid = history.invalid.get(topic)
+    if invalid is not None:
+        msg = f"member {member_id!r} subscribes to topic {topic!r}, whose row is not valid: {invalid}"
+        raise GroupDataError(msg)
+    known, count = history.count_at(topic, ts)
+    if not known:
+        msg = f"snapshot {ts}: member {member_id!r} subscribes to topic {topic!r}, which has no partition count then"
+        raise GroupDataError(msg)
+    if count is None or is_missing(count):
+        msg = f"snapshot {ts}: topic {topic!r} has a null partition count"
+        raise GroupDataError(msg)
+    clash = history.clash_at(topic, ts)
+    if clash is not None:
+        counts = ", ".join("null" if c is None else str(c) for c in clash)
+        msg = f"snapshot {ts}: topic {topic!r} has rows with one valid_from and different partition counts ({counts})"
+        raise GroupDataError(msg)
+    count = int(count)
+    if count <= 0:
+        msg = f"snapshot {ts}: topic {topic!r} has {count} partitions; a count must be positive"
+        raise GroupDataError(msg)
+    previous = last.get(topic)
+    if previous is not None and count < previous:
+        msg = f"snapshot {ts}: topic {topic!r} shrinks from {previous} to {count} partitions"
+        raise GroupDataError(msg)
+    return count
+
+
+def check_group_id(group_id: str | None) -> str:
+    if group_id is None or is_missing(group_id) or group_id == "":
+        msg = "group_id is null or empty"
+        raise GroupDataError(msg)
+    return group_id
