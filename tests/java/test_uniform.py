@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -102,6 +103,11 @@ def kafka_mismatches_a_movement_record(error: JavaError) -> bool:
     return error.java_class.endswith("PartitionAssignorException") and "Mismatch in partition movement" in str(error)
 
 
+def squares(result: Mapping[str, Assignment] | Mapping[str, frozenset[TopicPartition]]) -> int:
+    """The sum of the squared member loads: lower is more even."""
+    return sum(len(a.partitions if isinstance(a, Assignment) else a) ** 2 for a in result.values())
+
+
 def check(oracle: JavaOracle, group: Group, salts: list[int], *, stable_extras: bool, movement: bool = True) -> None:
     ours = UniformAssignor(stable_extras=stable_extras).assign(group.cluster, group.subscriptions)
     try:
@@ -114,6 +120,8 @@ def check(oracle: JavaOracle, group: Group, salts: list[int], *, stable_extras: 
     java = {m: Assignment(sorted(p)) for m, p in runs[0].items()}
     report = f"{group}\n{side_by_side(ours, java)}"
     exact = {m: frozenset(a.partitions) for m, a in ours.items()} == runs[0]
+    if not exact and squares(ours) < min(map(squares, runs)):
+        return  # more even than any of Kafka's: the chains Kafka's passes over one topic at a time cannot find
     if not depends_on_java_order(runs) and not exact:
         runs += java_runs(oracle, group, MORE_SALTS, original=False)
     if not depends_on_java_order(runs):
@@ -125,8 +133,7 @@ def check(oracle: JavaOracle, group: Group, salts: list[int], *, stable_extras: 
             return
         assert exact, f"not Kafka's exactly (in {len(runs)} relabelled runs)\n{report}"
         return
-    ours_squares = sum(len(a.partitions) ** 2 for a in ours.values())
-    java_squares = sum(len(a.partitions) ** 2 for a in java.values())
+    ours_squares, java_squares = squares(ours), squares(java)
     assert ours_squares <= java_squares, f"less balanced than Kafka's\n{report}"
     if movement and ours_squares == java_squares:
         assert moved(group.subscriptions, ours) <= moved(group.subscriptions, java), f"more movement\n{report}"
@@ -165,6 +172,31 @@ KAFKA_CHURNS = Group(
 """Found by this property (Kafka 4.4, the same target under 32 relabellings): Kafka's c2 gets the fresh t3-5 in
 the fill and then gives up its own t3-2 to c1; ours keeps t3-2 and hands c1 t3-5 (:func:`kafka_churns_a_member`)."""
 
+ALMOST_BALANCED = Group(
+    Cluster({"t0": 0, "t1": 7, "t2": 8}),
+    {
+        **{member: _member([]) for member in ("c0", "c3", "c4")},
+        **{member: _member(["t0", "t1", "t2"]) for member in ("c1", "c2")},
+        **{member: _member(["t0", "t1"]) for member in ("c5", "c6")},
+        "c7": _member(["t2"]),
+    },
+)
+"""Found by this property in a random run (Kafka 4.4): Kafka's passes over one topic at a time leave 3/3/4/3/2
+under some member ids (3/3/3/3/3 under the original ones); ours hands a partition along c7 -> c1 -> c5: 3 each."""
+
+EQUAL_BALANCE_MORE_MOVES = Group(
+    Cluster({"t0": 4, "t1": 3, "t2": 0, "t3": 4}),
+    {
+        "c0": _member([]),
+        "c1": _member(["t0", "t1", "t2", "t3"], [("t1", 1)]),
+        "c2": _member(["t1"], [("t1", 0)]),
+        "c3": _member(["t0", "t1"]),
+        "c4": _member(["t0"], [("t0", 0), ("t0", 1), ("t0", 2)]),
+    },
+)
+"""Found by this property in a random run (Kafka 4.4, open): the same loads (4/3/2/2), Kafka's target under the
+original ids moves 1 (c1's t1-1), ours 2 (c1's t1-1 and c4's t0-2); Kafka's under other ids moves 2 as well."""
+
 SALTS = st.lists(st.integers(1, 2**32), min_size=7, max_size=7, unique=True)  # 8 runs: a tie is seen as one
 
 
@@ -179,6 +211,7 @@ def test_uniform_kafka_where_order_free_else_as_good(oracle: JavaOracle, group: 
 @given(group=server_groups(identical=False), salts=SALTS)
 @example(group=MORE_MOVEMENT, salts=[1, 2, 3, 4, 5, 6, 7])
 @example(group=KAFKA_CHURNS, salts=[1, 2, 3, 4, 5, 6, 7])
+@example(group=ALMOST_BALANCED, salts=[1, 2, 3, 4, 5, 6, 7])
 def test_uniform_heterogeneous_kafka_where_order_free_else_as_good(
     oracle: JavaOracle, group: Group, salts: list[int]
 ) -> None:
@@ -193,3 +226,15 @@ def test_uniform_before_kafka_18688_against_kafka_4_0(
     """Where Kafka's order decides, the old mode moves what that order moves: only balance is compared there."""
     assert legacy_oracle.version_tuple < KAFKA_18688, legacy_oracle.version
     check(legacy_oracle, group, salts, stable_extras=False, movement=False)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open finding (docs/java-parity.md): at equal balance ours can move more than Kafka's order-dependent best",
+)
+def test_equal_balance_moves_no_more_than_kafka_under_its_original_ids(oracle: JavaOracle) -> None:
+    group = EQUAL_BALANCE_MORE_MOVES
+    ours = UniformAssignor().assign(group.cluster, group.subscriptions)
+    java = {m: Assignment(sorted(p)) for m, p in java_runs(oracle, group, [])[0].items()}
+    assert squares(ours) == squares(java)
+    assert moved(group.subscriptions, ours) <= moved(group.subscriptions, java), side_by_side(ours, java)
