@@ -7,17 +7,22 @@ from itertools import repeat
 from operator import add, call, setitem
 from typing import TYPE_CHECKING, Final
 
+from assignors._builtin.sticky.balance import evenest_at_a_glance, most_even
+from assignors._builtin.sticky.claims import State
 from assignors.consumer_group._common import free_partitions, make_partitions
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from assignors._core.model import Topic, TopicPartition
+    from assignors._core.model import MemberId, Topic, TopicPartition
 
 __all__ = ["MAX_ITERATION_COUNT", "heterogeneous_targets"]
 
 MAX_ITERATION_COUNT: Final = 16
 """Kafka's cap on the balancing passes over the topics."""
+MOST_EVEN_CLASSES: Final = 64
+"""Above this many distinct subscriptions Kafka's "almost balanced" loads stand: the chain search runs on the
+subscriptions, and on KIP-1263's shape (1,000 members, each on its own 100 of 1,000 topics) it takes seconds."""
 
 
 def _scatter(owners: list[int], partitions: Sequence[int], member: int | Sequence[int]) -> None:
@@ -131,19 +136,30 @@ def _fill(sizes: list[int], members: Sequence[int], free: int) -> list[int]:
     return owners
 
 
-def heterogeneous_targets(
+def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' names and topics
     subscribers: Mapping[Topic, Sequence[int]],
     counts: Mapping[Topic, int],
     current: list[list[TopicPartition]],
     owners: Mapping[Topic, list[int]],
+    *,
+    members: Sequence[MemberId],
+    topics_of: Sequence[frozenset[Topic]] | None,
 ) -> list[list[TopicPartition]]:
-    """One target list per member: keep, fill, then balance, as Kafka's heterogeneous builder.
+    """One target list per member: keep, fill, then balance, as Kafka's heterogeneous builder; then as even as can be.
+
+    Kafka's balancing passes (``balanceTopics``) move partitions of one topic between its subscribers, so they
+    stop "almost balanced" (its Javadoc's words) where evening out the loads needs hand-overs across topics: a
+    member over its share on one topic, a member under it on another, and a third subscribing to both in
+    between. Where that is so, :func:`_most_even` finishes the job.
 
     Args:
         subscribers: per subscribed topic with partitions, its subscribers' positions, ascending.
         counts: partition counts.
         current: each member's valid previous target (see ``previous_targets``): all of it is kept.
         owners: per topic, each partition's owner in ``current`` (-1 for none); updated in place.
+        members: the member ids, sorted (position ``i`` is ``members[i]``).
+        topics_of: per position, the member's subscribed topics that have partitions; None (more than
+            :data:`MOST_EVEN_CLASSES` distinct subscriptions) skips the most-even step.
     """
     sizes = list(map(len, current))
     result = [list(mine) for mine in current]
@@ -153,6 +169,7 @@ def heterogeneous_targets(
         return (-(counts[topic] / subs), subs, topic)
 
     topics = sorted(subscribers, key=rank)
+    before = {topic: owners[topic][:] for topic in topics}  # each partition's previous target owner (-1: none)
     added: list[TopicPartition] = []
     added_owners: list[int] = []
     for topic in topics:
@@ -165,8 +182,96 @@ def heterogeneous_targets(
     _distribute(added, added_owners, result)
     moves = _balance([t for t in topics if len(subscribers[t]) > 1], subscribers, owners, sizes)
     if moves:
+        _restore(moves, owners, before)
         _apply_moves(moves, owners, result)
+    if topics_of is not None:
+        _most_even(members, topics_of, current, result)
     return result
+
+
+def _most_even(
+    members: Sequence[MemberId],
+    topics_of: Sequence[frozenset[Topic]],
+    current: list[list[TopicPartition]],
+    result: list[list[TopicPartition]],
+) -> None:
+    """Hand partitions along chains of subscribers until the loads have the smallest sum of squares.
+
+    The sticky family's exact balancing step (:func:`assignors._builtin.sticky.balance.most_even`): each chain
+    takes one partition from a member at least two above another and passes partitions between members who
+    subscribe to them, preferring partitions new to their holder, so it revokes as little of the previous target
+    as the most even loads allow. Kafka's builder leaves the same loads wherever its passes reach the minimum, and
+    then this moves nothing. Up to :data:`MOST_EVEN_CLASSES` distinct subscriptions (the search runs on them).
+    """
+    eligible = [position for position, topics in enumerate(topics_of) if topics]
+    if len(eligible) < 2:  # noqa: PLR2004 - nobody to hand over to
+        return
+    names = [members[position] for position in eligible]
+    member_topics = {members[position]: topics_of[position] for position in eligible}
+    load = {members[position]: len(result[position]) for position in eligible}
+    if evenest_at_a_glance(member_topics, names, load):
+        return
+    kept: dict[MemberId, list[TopicPartition]] = {}
+    new: dict[MemberId, list[TopicPartition]] = {}
+    for position in eligible:
+        was = set(current[position])
+        name = members[position]
+        kept[name] = [tp for tp in result[position] if tp in was]
+        new[name] = [tp for tp in result[position] if tp not in was]
+    state = State(load, kept, new)
+    if most_even(member_topics, names, state):
+        for position in eligible:
+            name = members[position]
+            result[position] = state.kept[name] + state.new[name]
+
+
+def _restore(
+    moves: dict[tuple[Topic, int], int], owners: Mapping[Topic, list[int]], before: Mapping[Topic, list[int]]
+) -> None:
+    """Undo needless churn: a member that lost a partition of a topic and gained another of the same topic gets
+    its own back, the gained one going to the member that took it.
+
+    Kafka's balancing passes (``balanceTopics``) can move a partition away from a member and, a pass later, hand
+    the same member a different partition of that topic (a never-assigned one, or another member's): which
+    member it happens to depends on Kafka's ``HashMap`` order. Each exchange keeps every member's load and moves
+    one partition fewer off its previous target, so at equal balance ours never moves more than Kafka's.
+    ``moves`` (each moved partition's owner before balancing) gains what this moves.
+    """
+    by_topic: dict[Topic, list[int]] = {}
+    for topic, partition in moves:
+        by_topic.setdefault(topic, []).append(partition)
+    for topic in sorted(by_topic):
+        touched = by_topic[topic]
+        while given := _exchange(owners[topic], before[topic], touched):
+            for partition, owner in given:
+                moves.setdefault((topic, partition), owner)
+                touched.append(partition)
+
+
+def _exchange(now: list[int], was: list[int], touched: list[int]) -> list[tuple[int, int]]:
+    """One pass of :func:`_restore` over a topic; returns the gained partitions given away, with their owners
+    before (nothing when no member both lost and gained a partition of the topic)."""
+    lost: dict[int, list[int]] = {}
+    for partition in sorted(set(touched)):
+        owner = was[partition]
+        if owner != -1 and now[partition] != owner:
+            lost.setdefault(owner, []).append(partition)
+    if not lost:
+        return []
+    gained: dict[int, list[int]] = {member: [] for member in lost}
+    for partition, owner in enumerate(now):
+        if owner in gained and was[partition] != owner:
+            gained[owner].append(partition)
+    given: list[tuple[int, int]] = []
+    for member in sorted(lost):
+        gains = iter(gained[member])
+        for taken in lost[member]:
+            other = next((p for p in gains if now[p] == member), -1)
+            if other == -1:
+                break
+            now[taken], now[other] = member, now[taken]
+            given.append((other, member))
+    return given
 
 
 def _distribute(added: list[TopicPartition], owners: list[int], result: list[list[TopicPartition]]) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from assignors._core.base import subscriber_positions
 from assignors.consumer_group._common import ServerAssignor, free_partitions, make_partitions, previous_targets
-from assignors.consumer_group._heterogeneous import heterogeneous_targets
+from assignors.consumer_group._heterogeneous import MOST_EVEN_CLASSES, heterogeneous_targets
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -26,9 +26,11 @@ class UniformAssignor(ServerAssignor):
     quota allows. Otherwise the heterogeneous builder (KAFKA-17710, Kafka 4.0) keeps every
     partition of a still-subscribed topic, gives the rest to the least loaded subscribers
     topic by topic, then moves partitions from the most to the least loaded subscribers of
-    each topic, for at most 16 passes over the topics. Its result can be "almost balanced"
-    (9/10/11) when subscriptions overlap, as Kafka's. A member with an empty subscription
-    makes the group heterogeneous, as in Kafka.
+    each topic, for at most 16 passes over the topics. Kafka's result can stop there "almost
+    balanced" (9/10/11) when subscriptions overlap; ours then evens the loads out along chains
+    of subscribers across topics (the most even loads any valid target has), and changes
+    nothing where Kafka's passes reach them. A member with an empty subscription makes the
+    group heterogeneous, as in Kafka.
 
     ``stable_extras`` picks the homogeneous builder's version:
 
@@ -75,7 +77,12 @@ class UniformAssignor(ServerAssignor):
         subscribers = {
             topic: positions for topic, (_, positions) in subscriber_positions(counts, subscriptions, order).items()
         }
-        return heterogeneous_targets(subscribers, counts, current, owners)
+        distinct = {subscriptions[m].topics for m in order}
+        topics_of = None  # too many distinct subscriptions for the most-even step: it is skipped
+        if len(distinct) <= MOST_EVEN_CLASSES:
+            known = {topics: frozenset(t for t in topics if t in counts) for topics in distinct}
+            topics_of = [known[subscriptions[m].topics] for m in order]
+        return heterogeneous_targets(subscribers, counts, current, owners, members=order, topics_of=topics_of)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()" if self.stable_extras else f"{type(self).__name__}(stable_extras=False)"

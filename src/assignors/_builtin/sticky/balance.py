@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["most_even"]
+__all__ = ["evenest_at_a_glance", "most_even"]
 
 _topic_of = itemgetter(0)
 
@@ -56,14 +56,24 @@ def most_even(
 
     ``members``: the eligible members, sorted. ``state.load`` must hold each member's load.
     """
-    load = state.load
-    low = min(load[m] for m in members)
-    if all(load[m] <= low + 1 for m in members) or _even_per_component(member_topics, members, load):
-        return 0  # loads within one of each other (where a chain could go): the most even vector there is
+    if evenest_at_a_glance(member_topics, members, state.load):
+        return 0
     moved = _Chains(member_topics, members, state).run()
     if moved and logger.isEnabledFor(logging.DEBUG):
         logger.debug("sticky balance: %d partitions moved along chains to the most even loads", moved)
     return moved
+
+
+def evenest_at_a_glance(
+    member_topics: Mapping[MemberId, frozenset[Topic]], members: Sequence[MemberId], load: Mapping[MemberId, int]
+) -> bool:
+    """Whether the loads are the most even without a search: within one of each other wherever a chain could go.
+
+    False does not mean a chain exists (a member of a small topic may be as full as it can be): :func:`most_even`
+    searches then.
+    """
+    low = min(load[m] for m in members)
+    return all(load[m] <= low + 1 for m in members) or _even_per_component(member_topics, members, load)
 
 
 def _even_per_component(
