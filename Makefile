@@ -76,10 +76,9 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
-# The Spark tests share one xdist worker (xdist_group "spark"): one local JVM and one Spark Connect server. The
-# standalone-cluster run is integration's (below).
+# The Spark tests share one xdist worker (xdist_group "spark"): one local JVM and one Spark Connect server.
 unit: $(VENV)/.installed-test jvm jvm-legacy
-	$(BIN)/pytest -n 2 --dist loadgroup -m 'not integration and not cluster' $(PYTEST_ARGS)
+	$(BIN)/pytest -n 2 --dist loadgroup -m 'not integration' $(PYTEST_ARGS)
 
 # Part of unit; on their own: the Spark Connect runs, and the standalone-cluster run (a master and two workers).
 connect: $(VENV)/.installed-test
@@ -92,13 +91,12 @@ cluster: $(VENV)/.installed-test
 kafka-test: $(VENV)/.installed-test jvm
 	$(BIN)/pytest -n 3 --dist load --maxschedchunk 1 -m kafka $(PYTEST_ARGS)
 
-# The real deployments: consumer groups on a real Kafka broker (one per worker, assignors.testing.KafkaBroker,
-# ~0.4 GB each), collect reading that broker's own __consumer_offsets, and the Spark standalone cluster (a master,
-# two workers and a Connect server, `make cluster`). The groups mostly wait for rebalances, so 3 run at once, each
-# handed out as a worker frees up; the cluster run, the longest, goes first (tests/conftest.py), on one worker
-# while the other two take the groups. It all fits 2 cores beside the unit suite.
+# Real consumer groups on a real Kafka broker (one per worker, assignors.testing.KafkaBroker, ~0.4 GB each), and
+# collect reading that broker's own __consumer_offsets. They mostly wait for rebalances, so 3 run at once, each handed out as a
+# worker frees up (a long scenario never queues behind another); 3 brokers and the faults scenarios' member
+# processes fit 2 cores beside the unit suite.
 integration: $(VENV)/.installed-test jvm
-	$(BIN)/pytest -n 3 --dist load --maxschedchunk 1 -m 'integration or cluster' $(PYTEST_ARGS)
+	$(BIN)/pytest -n 3 --dist load --maxschedchunk 1 -m integration $(PYTEST_ARGS)
 
 # unit and integration at the same time: the real groups spend most of their time waiting for rebalances and
 # session timeouts, so beside the unit suite they cost it little. Each prints its output when it ends

@@ -33,12 +33,23 @@ HISTORY = [
 TOPICS = [("o", 3, None), ("p", 3, None)]
 
 
-@pytest.fixture
-def evaluation(session: SparkSession) -> tuple[DataFrame, DataFrame]:
-    """The small history evaluated on a local session, then over Spark Connect."""
+def _evaluated(session: SparkSession) -> tuple[DataFrame, DataFrame]:
     membership = session.createDataFrame(HISTORY, ddl(MEMBERSHIP_COLUMNS))
     topics = session.createDataFrame(TOPICS, ddl(TOPICS_COLUMNS))
     return evaluate_history(membership, topics, strategies=STRATEGIES).cache(), membership
+
+
+@pytest.fixture
+def evaluation(session: SparkSession) -> tuple[DataFrame, DataFrame]:
+    """The small history evaluated on a local session, then over Spark Connect."""
+    return _evaluated(session)
+
+
+@pytest.fixture
+def local_evaluation(spark: SparkSession) -> tuple[DataFrame, DataFrame]:
+    """The small history evaluated on the local session only: for what reads the summary, not the session (the
+    summary itself is compared on both sessions by test_ranking_pinned_on_a_small_history)."""
+    return _evaluated(spark)
 
 
 def test_ranking_pinned_on_a_small_history(evaluation: tuple[DataFrame, DataFrame]) -> None:
@@ -69,9 +80,9 @@ def test_ranking_pinned_on_a_small_history(evaluation: tuple[DataFrame, DataFram
     assert [s.strategy for s in by_revoked.strategies] == ["cooperative-sticky", "range", "roundrobin", "sticky"]
 
 
-def test_distributions_drilldown_and_group_table(evaluation: tuple[DataFrame, DataFrame]) -> None:
+def test_distributions_drilldown_and_group_table(local_evaluation: tuple[DataFrame, DataFrame]) -> None:
     """One later rebalance per strategy: its quantiles are that value; the first snapshot is left out."""
-    frame, membership = evaluation
+    frame, membership = local_evaluation
     summary = summarize(frame, membership, top=3)
     moved = summary.distributions["range"]["moved"]
     assert (moved.count, moved.p50, moved.p95, moved.max) == (1, 2.0, 2.0, 2.0)
@@ -94,8 +105,8 @@ def test_distributions_drilldown_and_group_table(evaluation: tuple[DataFrame, Da
     assert [(p.ts, p.moved, p.pause) for p in points] == [(at(0), 0, 0.0), (at(1), 2, 30.0)]
 
 
-def test_text_and_html_show_the_score(evaluation: tuple[DataFrame, DataFrame]) -> None:
-    frame, membership = evaluation
+def test_text_and_html_show_the_score(local_evaluation: tuple[DataFrame, DataFrame]) -> None:
+    frame, membership = local_evaluation
     summary = summarize(frame, membership, notes=["R = 5 s"])
     text = render_text(summary)
     answer = (
