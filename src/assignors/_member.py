@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import signal
 import sys
 import time
@@ -116,6 +117,11 @@ def _known_to(consumer: Any, topics: Sequence[str], timeout: float = METADATA_TI
 
 def _run_kafka_python(member: _Member) -> None:
     from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+    # kafka-python's group coordinator says what it does at INFO (join, sync, errors): into the member's log
+    coordinator_log = logging.getLogger("kafka.coordinator")
+    coordinator_log.setLevel(logging.INFO)
+    coordinator_log.addHandler(logging.StreamHandler(sys.stderr))
 
     args = member.args
     consumer = KafkaConsumer(

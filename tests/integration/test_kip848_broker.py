@@ -8,7 +8,10 @@ subscriptions, partition counts and the broker's previous target:
 
 - exact wherever our result does not hinge on Java's ``HashMap`` order: the same for every order of the member
   ids and of the topic names (tried by renaming them);
-- always: ours is valid, no less balanced than the broker's, and moves no more partitions than the broker's.
+- always: ours is valid and no less balanced than the broker's (the sum of squared loads, and the spread);
+  where as balanced, it moves no more partitions than the broker's. Ours can be more even where Kafka's
+  passes over one topic at a time stop "almost balanced", and move fewer partitions at the same loads where
+  Kafka gives a member a fresh partition for one of its own (docs/java-parity.md); then that is the comparison.
 
 Each member's rebalance-listener calls within a step are compared with what :func:`next_member_state`
 (Kafka's ``CurrentAssignmentBuilder``) predicts for it: the same partitions revoked and assigned, and a member
@@ -100,6 +103,26 @@ def _moved(previous: Target, target: Target) -> int:
     """Partitions whose previous owner is still a member and that another member gets."""
     owner = {p: m for m, ps in previous.items() if m in target for p in ps}
     return sum(1 for m, ps in target.items() for p in ps if owner.get(p, m) != m)
+
+
+def _churns(previous: Target, target: Target) -> bool:
+    """The target takes a partition of a topic from a member and gives that member another of the same topic.
+
+    Kafka's heterogeneous builder can: it fills the unassigned partitions before it balances, so a member gets a
+    fresh partition of a topic and then gives up one of its own of that topic. Ours gives the member its own back
+    (docs/java-parity.md): the same loads, fewer moves.
+    """
+    owner = {p: m for m, ps in previous.items() for p in ps}
+    for member, partitions in target.items():
+        lost = {p.rsplit("-", 1)[0] for p in previous.get(member, ()) if p not in partitions}
+        if any(p.rsplit("-", 1)[0] in lost and owner.get(p) != member for p in partitions):
+            return True
+    return False
+
+
+def _squares(target: Target) -> int:
+    """The sum of the squared member loads: lower is more even."""
+    return sum(len(ps) ** 2 for ps in target.values())
 
 
 def _spread(target: Target) -> int:
@@ -275,15 +298,21 @@ def test_our_target_is_the_brokers_wherever_the_order_does_not_decide(
         assert _valid(step, ours), step
         assert _valid(step, step.broker), step
         assert _spread(ours) <= _spread(step.broker), (step, ours)
-        assert _moved(step.previous, ours) <= _moved(step.previous, step.broker), (step, ours)
-        if order_free:
+        assert _squares(ours) <= _squares(step.broker), (step, ours)
+        more_even = _squares(ours) < _squares(step.broker)  # where Kafka's passes stop "almost balanced"
+        if not more_even:
+            assert _moved(step.previous, ours) <= _moved(step.previous, step.broker), (step, ours)
+        churn = not more_even and ours != step.broker and _churns(step.previous, step.broker)
+        if churn:  # Kafka gave a member a fresh partition for one of its own: ours the same loads, fewer moves
+            assert sorted(map(len, ours.values())) == sorted(map(len, step.broker.values())), (step, ours)
+            assert _moved(step.previous, ours) < _moved(step.previous, step.broker), (step, ours)
+        if order_free and not more_even and not churn:
             decided += 1
             assert ours == step.broker, (step.action, ours, step.broker)
         exact += ours == step.broker
-        report.append(
-            f"{' '.join(step.action)}: {'exact' if ours == step.broker else 'differs'}"
-            f"{'' if order_free else ' (order decides)'}"
-        )
+        verdict = "more even" if more_even else "fewer moves" if churn else "differs"
+        verdict = "exact" if ours == step.broker else verdict
+        report.append(f"{' '.join(step.action)}: {verdict}{'' if order_free else ' (order decides)'}")
     with capsys.disabled():
         sys.stdout.write(
             f"\nKIP-848 {assignor} on Kafka 4.4.0: {exact}/{len(steps)} steps exact, "

@@ -9,10 +9,11 @@
   :data:`DEFAULT_KAFKA_VERSION`) resolved from Maven Central into ``~/.m2``; the classpath is cached under
   ``$XDG_CACHE_HOME/assignors/`` (``~/.cache/assignors/``).
 
-It is ready when it answers a Metadata request naming itself. Its settings suit tests (override any with
-``config=``): one replica for the internal topics, ``group.initial.rebalance.delay.ms=0``, short minimum session
-and heartbeat intervals for both group protocols, and on 4.3+ ``group.consumer.assignment.interval.ms=0`` (the
-consumer protocol computes a new target assignment at once).
+It is ready when it answers a Metadata request naming itself with the cluster id it was formatted with, and
+names a group coordinator (the first FindCoordinator creates ``__consumer_offsets``). Its settings suit tests
+(override any with ``config=``): one replica for the internal topics, ``group.initial.rebalance.delay.ms=0``, short
+minimum session and heartbeat intervals for both group protocols, and on 4.3+
+``group.consumer.assignment.interval.ms=0`` (the consumer protocol computes a new target assignment at once).
 
 Standard library only: the Java side needs ``java`` (17+) and, for the Maven route, ``mvn``.
 """
@@ -185,20 +186,27 @@ def _string(data: bytes, offset: int) -> tuple[str | None, int]:
     return data[offset : offset + size].decode("utf-8", errors="replace"), offset + size
 
 
+def _exchange(port: int, request: bytes, timeout: float = 2.0) -> bytes | None:
+    """Send one request to the broker on ``port``; its response (after the size), or None if it did not answer."""
+    try:
+        with socket.create_connection((LOOPBACK, port), timeout=timeout) as sock:
+            sock.sendall(request)
+            (size,) = struct.unpack(">i", _read_exactly(sock, 4))
+            if not 6 <= size <= 1 << 20:  # noqa: PLR2004 - correlation id and an error code at least
+                return None
+            return _read_exactly(sock, size)
+    except OSError:
+        return None
+
+
 def _answers_metadata(port: int, cluster_id: str | None = None, timeout: float = 2.0) -> bool:
     """Whether the broker on ``port`` answers Metadata naming itself (and, if given, this cluster id).
 
     The cluster id tells this broker from another one that took the port in between (the ports are picked free,
     but another process may pick the same one before this broker binds it).
     """
-    try:
-        with socket.create_connection((LOOPBACK, port), timeout=timeout) as sock:
-            sock.sendall(_metadata_request(1))
-            (size,) = struct.unpack(">i", _read_exactly(sock, 4))
-            if not 8 <= size <= 1 << 20:  # noqa: PLR2004 - correlation id, throttle time
-                return False
-            response = _read_exactly(sock, size)
-    except OSError:
+    response = _exchange(port, _metadata_request(1), timeout)
+    if response is None:
         return False
     try:
         correlation_id, _throttle, brokers = struct.unpack_from(">iii", response, 0)
@@ -210,6 +218,23 @@ def _answers_metadata(port: int, cluster_id: str | None = None, timeout: float =
     except struct.error:
         return False
     return bool(correlation_id == 1 and brokers > 0 and (cluster_id is None or answered_id == cluster_id))
+
+
+def _coordinator_ready(port: int, timeout: float = 2.0) -> bool:
+    """Whether the broker names a group coordinator (FindCoordinator v0 for a probe group answers with no error).
+
+    The first FindCoordinator creates ``__consumer_offsets``; until its partitions are loaded the answer is
+    ``COORDINATOR_NOT_AVAILABLE``; members that join before then race the loading of their coordinator in their
+    first rebalance. So the broker is ready after it.
+    """
+    client, group = b"assignors-ready-check", b"assignors-ready-check"
+    header = struct.pack(">hhih", 10, 0, 2, len(client)) + client  # FindCoordinator v0, correlation id 2
+    body = struct.pack(">h", len(group)) + group
+    response = _exchange(port, struct.pack(">i", len(header) + len(body)) + header + body, timeout)
+    if response is None:
+        return False
+    correlation_id, error_code = struct.unpack_from(">ih", response, 0)
+    return bool(correlation_id == 2 and error_code == 0)  # noqa: PLR2004 - the correlation id sent
 
 
 class KafkaBroker:
@@ -405,7 +430,7 @@ class KafkaBroker:
                 msg = f"the Kafka broker exited with {self._process.popen.returncode}:\n{self._process.tail()}"
                 self._process.stop()
                 raise KafkaBrokerError(msg)
-            if _answers_metadata(self._port, self._cluster_id):
+            if _answers_metadata(self._port, self._cluster_id) and _coordinator_ready(self._port):
                 self.startup_seconds = time.monotonic() - began
                 return
             time.sleep(0.2)
