@@ -78,12 +78,15 @@ typecheck: $(VENV)/.installed-test
 
 # The Spark tests share one xdist worker (xdist_group "spark"): one local JVM and one Spark Connect server.
 unit: $(VENV)/.installed-test jvm jvm-legacy
-	$(BIN)/pytest -n 2 --dist loadgroup -m 'not integration' $(PYTEST_ARGS)
+	$(BIN)/pytest -n 2 --dist loadgroup -m 'not integration and not cluster' $(PYTEST_ARGS)
 
-# Part of unit; on their own: the Spark Connect runs, and the standalone-cluster run (a master and two workers).
+# Part of unit, on their own: the Spark Connect runs.
 connect: $(VENV)/.installed-test
 	$(BIN)/pytest -m connect $(PYTEST_ARGS)
 
+# The README's recipe on a Spark standalone cluster (a master, two workers, then a Connect server on them; about
+# 4 minutes of both cores). Not part of `make test`, which it would push past 15 minutes on 2 cores; CI runs it
+# right after (.ci/run).
 cluster: $(VENV)/.installed-test
 	$(BIN)/pytest -m cluster $(PYTEST_ARGS)
 

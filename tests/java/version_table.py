@@ -50,7 +50,10 @@ ROWS: list[tuple[str, str, tuple[str, ...]]] = [
     (
         "uniform, mixed subscriptions",
         "exact where order-free, else at least as good",
-        ("test_uniform_heterogeneous_kafka_where_order_free_else_as_good",),
+        (
+            "test_uniform_heterogeneous_kafka_where_order_free_else_as_good",
+            "test_equal_balance_moves_no_more_than_kafka_under_its_original_ids",
+        ),
     ),
     (
         "uniform stable_extras=False (pre-KAFKA-18688)",
