@@ -115,6 +115,7 @@ def test_install_lines_name_the_project_and_its_extras() -> None:
         ("test", ["ruff check src tests benchmarks", "ruff format --check", "mypy", "pytest -n 2", "-m integration"]),
         ("docs", ["mkdocs build --strict"]),
         ("bench", ["python -m benchmarks"]),
+        ("cluster", ["pytest -m cluster"]),
         ("kafka-demo", ["-m spark_udfs.kafka_demo --classpath jvm/target/kafka-", "--out kafka-demo-output"]),
     ],
 )
@@ -123,7 +124,8 @@ def test_make_targets_run_what_the_readme_says(tmp_path: Path, target: str, reci
 
     ``make test`` itself would run this suite inside itself; ``make demo`` evaluates 300 groups on Spark for
     minutes, and tests/spark/test_readme_demo.py runs its ``assignors demo`` on a small history instead.
-    ``make kafka-demo`` runs in tests/integration/test_kafka_demo.py (it needs Kafka's jars and a broker).
+    ``make kafka-demo`` runs in tests/integration/test_kafka_demo.py (it needs Kafka's jars and a broker);
+    ``make cluster`` is CI's step after ``make test`` (.ci/run).
     """
     venv = tmp_path / "venv"  # absent: make prints how it would create it, and creates nothing
     done = subprocess.run(  # noqa: S603 - make, fixed arguments
@@ -140,7 +142,7 @@ def test_make_targets_run_what_the_readme_says(tmp_path: Path, target: str, reci
 def test_every_make_target_the_readme_names_is_checked_here() -> None:
     """Each ``make TARGET`` the README quotes is one whose recipe the test above compares with the README."""
     named = set(re.findall(r"`make ([a-z-]+)`", README)) | {c[1] for c in _commands() if c[0] == "make"}
-    checked = {"demo", "test", "docs", "bench", "kafka-demo"}
+    checked = {"demo", "test", "docs", "bench", "kafka-demo", "cluster"}
     assert named <= checked, named - checked
 
 
