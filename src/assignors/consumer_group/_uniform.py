@@ -29,8 +29,9 @@ class UniformAssignor(ServerAssignor):
     each topic, for at most 16 passes over the topics. Kafka's result can stop there "almost
     balanced" (9/10/11) when subscriptions overlap; ours then evens the loads out along chains
     of subscribers across topics (the most even loads any valid target has), and changes
-    nothing where Kafka's passes reach them. A member with an empty subscription makes the
-    group heterogeneous, as in Kafka.
+    nothing where Kafka's passes reach them; above 64 distinct subscriptions Kafka's loads
+    stand (the search runs on the subscriptions). A member with an empty subscription makes
+    the group heterogeneous, as in Kafka.
 
     ``stable_extras`` picks the homogeneous builder's version:
 
