@@ -94,7 +94,7 @@ def test_the_report_holds_the_same_headline(demo: Demo) -> None:
 
 
 def test_the_self_check_reproduces_every_range_generation(demo: Demo) -> None:
-    """kafka-python's members ran this project's range: every generation the broker recorded is reproduced."""
+    """aiokafka's members ran this project's range: every generation the broker recorded is reproduced."""
     rows = _table(demo.out / "report" / "self_check")
     assert {r["group_id"] for r in rows} == {"eager-range"}
     assert len(rows) >= 5  # one generation per step at least
