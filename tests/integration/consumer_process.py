@@ -39,6 +39,7 @@ def run_kafka_python(options: dict[str, str], stop: threading.Event) -> None:  #
     from kafka import AsyncConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata
     from kafka.errors import KafkaError
 
+    from assignors._member import _known_to
     from assignors.kafka_python import for_kafka_python
 
     pending: dict[Any, int] = {}
@@ -100,6 +101,9 @@ def run_kafka_python(options: dict[str, str], stop: threading.Event) -> None:  #
         max_poll_interval_ms=30_000,
         partition_assignment_strategy=[for_kafka_python(options["strategy"])],
     )
+    # as the demo's and collect's members: a leader that knows no partition yet records an empty first generation
+    # and rejoins at once, where kafka-python 3.0.12 was seen to stall in its second JoinGroup
+    _known_to(consumer, [options["topic"]])
     consumer.subscribe([options["topic"]], listener=Listener())
     emit("started")
     try:
