@@ -449,6 +449,11 @@ def test_double_claims_and_stale_partitions_are_dropped() -> None:
     assert shown(result) == {"A": {"t": [0]}, "B": {"t": [2]}, "C": {"t": [1]}}
 
 
+def _listed(result: Mapping[str, Assignment]) -> dict[str, str]:
+    """Each member's partitions as one sorted, space-separated string."""
+    return {m: " ".join(map(str, sorted(a.partitions))) for m, a in result.items()}
+
+
 def test_uniform_heterogeneous_gives_a_member_its_own_partition_back(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kafka's balancing passes took t0-0 from c4 and later handed c4 the never-assigned t0-4 (5 moves); ours gives
     c4 its own t0-0 back and t0-4 to c5, which had taken t0-0: the same loads, 4 moves. Found against Kafka's own
@@ -468,7 +473,7 @@ def test_uniform_heterogeneous_gives_a_member_its_own_partition_back(monkeypatch
     with monkeypatch.context() as patched:  # Kafka's passes and the give-back, not the final step
         patched.setattr(_heterogeneous, "_most_even", lambda *_: None)
         result = UniformAssignor().assign(cluster, subs)
-    shown = {m: " ".join(map(str, sorted(a.partitions))) for m, a in result.items()}
+    shown = _listed(result)
     assert shown == {
         "c0": "",
         "c1": "t1-3 t1-4",
@@ -480,7 +485,7 @@ def test_uniform_heterogeneous_gives_a_member_its_own_partition_back(monkeypatch
     }
     assert sum(tp not in result["c4"].partitions for tp in owned) == 4
     result = UniformAssignor().assign(cluster, subs)
-    shown = {m: " ".join(map(str, sorted(a.partitions))) for m, a in result.items()}
+    shown = _listed(result)
     assert shown == {
         "c0": "",
         "c1": "t1-1 t1-3 t1-4",
@@ -510,7 +515,7 @@ def test_uniform_heterogeneous_almost_balanced_by_kafka_is_even() -> None:
     topics["c7"] = ["t2"]
     subs = {m: Subscription(t) for m, t in topics.items()}
     result = UniformAssignor().assign(Cluster({"t1": 7, "t2": 8}), subs)
-    assert {m: " ".join(map(str, sorted(a.partitions))) for m, a in sorted(result.items())} == {
+    assert _listed(result) == {
         "c0": "",
         "c1": "t1-6 t2-0 t2-3",
         "c2": "t2-1 t2-4 t2-7",
