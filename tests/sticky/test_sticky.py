@@ -22,6 +22,7 @@ from assignors import (
     TopicPartition,
 )
 from assignors._builtin.sticky.core import sticky_assign
+from assignors._builtin.sticky.racks import RackInfo
 from assignors._builtin.sticky.uniform import assign_single_claims, plain_identical
 from assignors._core.base import validate_group
 from assignors.consumer_protocol import encode_sticky_user_data
@@ -282,6 +283,21 @@ def test_rack_aware_results_admit_no_locality_trade(assignor: StickyType, group:
     result, _ = settle(assignor, group.cluster, group.subscriptions, 4)
     subs = {m: owning(s, (), -1) for m, s in group.subscriptions.items()}
     assert rack_locality_problems(group.cluster, subs, result) == []
+
+
+@given(group=groups(racks=True, max_topics=5))
+def test_off_rack_partitions_are_those_on_none_of_the_member_racks(group: Group) -> None:
+    """``RackInfo.off_rack`` finds them by layout numbers in flat arrays; here, by each partition's racks."""
+    cluster, subscriptions = group.cluster, group.subscriptions
+    counts = {t: c for s in subscriptions.values() for t in s.topics if (c := cluster.partition_count(t))}
+    eligible = sorted(m for m, s in subscriptions.items() if set(s.topics) & counts.keys())
+    racks = RackInfo.build(cluster, counts, subscriptions, eligible)
+    every = [TP(t, p) for t in sorted(counts) for p in range(counts[t])]
+    for member in eligible:
+        rack = subscriptions[member].rack_id
+        expected = [tp for tp in every if rack is not None and rack not in cluster.racks_of(tp)]
+        assert racks.off_rack(member, every) == expected, member
+        assert racks.off_rack(member, every[::-1]) == expected[::-1], member
 
 
 @pytest.mark.parametrize("assignor", STICKY)

@@ -8,14 +8,14 @@ none of its owner's racks is movable. Balance always wins over locality.
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict
-from dataclasses import dataclass
-from itertools import chain, compress, repeat
-from operator import contains, not_
+from array import array
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import add, attrgetter, contains, not_
 from typing import TYPE_CHECKING
 
 from assignors._builtin.sticky.claims import water_fill
-from assignors._core.model import topic_partitions
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -33,13 +33,22 @@ class RackInfo:
     """Racks of members and partitions, when rack-aware assignment applies (Kafka's group-wide rule).
 
     Partitions with the same replica racks (a layout) have the same rack-local members,
-    so the hot paths work per layout, of which a cluster has few.
+    so the hot paths work per layout, of which a cluster has few. Each subscribed partition
+    has its layout's number in a flat array (topic by topic, then by partition number), and
+    each rack a table of the layouts it is off: a member's off-rack partitions are found by
+    indexing, with no hashing of partitions.
     """
 
     enabled: bool
     member_rack: dict[MemberId, str]
     on_rack: dict[str | None, list[MemberId]]  # None: members without a rack, local to every partition
     racks_by_partition: Mapping[TopicPartition, frozenset[str]]
+    offsets: dict[Topic, int] = field(default_factory=dict)
+    """Where each subscribed topic's partitions start in :attr:`layout_ids`."""
+    layout_ids: bytearray | array[int] = field(default_factory=bytearray)
+    """Per subscribed partition, its layout's number (0: no racks)."""
+    off_layouts: dict[str, bytes] = field(default_factory=dict)
+    """Per rack of a member, per layout number: 1 where the rack is not in the layout."""
 
     @classmethod
     def build(
@@ -51,20 +60,23 @@ class RackInfo:
     ) -> RackInfo:
         member_rack = {m: r for m in eligible if (r := subscriptions[m].rack_id) is not None}
         racks_by_partition = cluster._racks_by_partition  # noqa: SLF001 - the plain dict behind the public view
-        enabled = False
         # Kafka's AbstractStickyAssignor.RackInfo decides on the racks of every member, also one that subscribes
         # to no existing topic (and so gets nothing): the decision is group-wide, and so is ours.
         group_racks = {r for s in subscriptions.values() if (r := s.rack_id)}
-        if group_racks and racks_by_partition:
-            every_tp = chain.from_iterable(topic_partitions(t, c) for t, c in partitions_per_topic.items())
-            layouts = set(map(racks_by_partition.get, every_tp, repeat(_NO_RACKS)))
-            every = frozenset().union(*layouts)
-            enabled = not every.isdisjoint(group_racks) and len(layouts) > 1
+        if not (group_racks and racks_by_partition):
+            return cls(enabled=False, member_rack=member_rack, on_rack={}, racks_by_partition=racks_by_partition)
+        offsets, layout_ids, layouts = _layout_ids(cluster, partitions_per_topic, racks_by_partition)
+        every = frozenset[str]().union(*layouts.values())
+        if every.isdisjoint(group_racks) or len(layouts) <= 1:
+            return cls(enabled=False, member_rack=member_rack, on_rack={}, racks_by_partition=racks_by_partition)
         on_rack: dict[str | None, list[MemberId]] = {}
-        if enabled:
-            for member in eligible:  # sorted, so every list is
-                on_rack.setdefault(member_rack.get(member), []).append(member)
-        return cls(enabled, member_rack, on_rack, racks_by_partition)
+        for member in eligible:  # sorted, so every list is
+            on_rack.setdefault(member_rack.get(member), []).append(member)
+        numbered = _numbered(layouts)
+        off_layouts = {
+            rack: bytes(rack not in layout for layout in numbered) for rack in sorted(set(member_rack.values()))
+        }
+        return cls(True, member_rack, on_rack, racks_by_partition, offsets, layout_ids, off_layouts)  # noqa: FBT003
 
     def layout(self, tp: TopicPartition) -> frozenset[str]:
         return self.racks_by_partition.get(tp, _NO_RACKS)
@@ -79,16 +91,70 @@ class RackInfo:
         return [m for m in members if (rack := rack_of.get(m)) is None or rack in layout]
 
     def off_rack(self, member: MemberId, partitions: Sequence[TopicPartition]) -> list[TopicPartition]:
-        """The partitions of ``partitions`` on none of ``member``'s racks."""
+        """The partitions of ``partitions`` (all subscribed) on none of ``member``'s racks."""
         rack = self.member_rack.get(member)
-        if rack is None:
-            return []
+        if rack is None or not self.enabled:
+            return [] if rack is None else self._off_rack_by_lookup(rack, partitions)
+        indexes = map(add, map(self.offsets.__getitem__, map(_topic_of, partitions)), map(_number_of, partitions))
+        return list(
+            compress(partitions, map(self.off_layouts[rack].__getitem__, map(self.layout_ids.__getitem__, indexes)))
+        )
+
+    def _off_rack_by_lookup(self, rack: str, partitions: Sequence[TopicPartition]) -> list[TopicPartition]:
         layouts = map(self.racks_by_partition.get, partitions, repeat(_NO_RACKS))
         return list(compress(partitions, map(not_, map(contains, layouts, repeat(rack)))))
 
     def mismatched(self, state: State, members: Iterable[MemberId]) -> dict[TopicPartition, MemberId]:
         """The kept partitions on none of their owner's racks, with their owners."""
         return {tp: member for member in members for tp in self.off_rack(member, state.kept[member])}
+
+
+_topic_of = attrgetter("topic")
+_number_of = attrgetter("partition")
+
+
+def _numbered(layouts: Mapping[int, frozenset[str]]) -> list[frozenset[str]]:
+    """The layouts as a list indexed by their numbers (a number no partition has: no racks)."""
+    numbered = [_NO_RACKS] * (max(layouts) + 1)
+    for number, layout in layouts.items():
+        numbered[number] = layout
+    return numbered
+
+
+def _layout_ids(
+    cluster: Cluster,
+    partitions_per_topic: Mapping[Topic, int],
+    racks_by_partition: Mapping[TopicPartition, frozenset[str]],
+) -> tuple[dict[Topic, int], bytearray | array[int], dict[int, frozenset[str]]]:
+    """Each subscribed partition's layout number in a flat array, and the layouts the subscribed partitions have.
+
+    Layouts are numbered in sorted order (0: no racks); the array is filled by C-level maps over the cluster's
+    racks, so that a million partitions cost no Python-level step each.
+    """
+    offsets: dict[Topic, int] = {}
+    total = 0
+    for topic, count in partitions_per_topic.items():
+        offsets[topic] = total
+        total += count
+    distinct = sorted(set(racks_by_partition.values()) - {_NO_RACKS}, key=sorted)
+    number = {_NO_RACKS: 0} | {layout: i for i, layout in enumerate(distinct, 1)}
+    ids: bytearray | array[int] = bytearray(total) if len(number) <= _BYTE else array("l", bytes(8 * total))
+    keys: Iterable[TopicPartition] = racks_by_partition.keys()
+    values: Iterable[frozenset[str]] = racks_by_partition.values()
+    racked_topics = set(map(_topic_of, racks_by_partition))
+    if any(partitions_per_topic.get(t) != cluster.partition_count(t) for t in racked_topics):
+        # racks of topics no member subscribes to (or of partitions beyond a count the caller gave): left out
+        kept = [(tp, v) for tp, v in racks_by_partition.items() if tp.partition < partitions_per_topic.get(tp.topic, 0)]
+        keys, values = [tp for tp, _ in kept], [v for _, v in kept]
+    keys = list(keys)
+    indexes = map(add, map(offsets.__getitem__, map(_topic_of, keys)), map(_number_of, keys))
+    deque(map(ids.__setitem__, indexes, map(number.__getitem__, values)), maxlen=0)  # consumed in C
+    present = set(ids)
+    layouts = {i: layout for layout, i in number.items() if i in present}
+    return offsets, ids, layouts
+
+
+_BYTE = 256
 
 
 class _LocalPicker:
