@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import json
 import logging
 import signal
@@ -22,7 +23,7 @@ from typing import Any
 
 from assignors.aiokafka import for_aiokafka
 from assignors.kafka_python import for_kafka_python
-from assignors.testing._groups import CLIENTS, METADATA_TIMEOUT_S, POLL_S
+from assignors.testing._groups import CLIENTS, METADATA_TIMEOUT_S, POLL_S, STACKS_SIGNAL
 
 
 class _Member:
@@ -222,6 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--session-timeout-ms", type=int, default=6000)
     args = parser.parse_args(argv)
     member = _Member(args)
+    faulthandler.register(STACKS_SIGNAL, all_threads=True)  # the parent asks where a stuck member is
     signal.signal(signal.SIGTERM, lambda *_: setattr(member, "stop", True))
     if args.client == "confluent":
         _run_confluent(member)

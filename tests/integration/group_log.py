@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import faulthandler
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -106,4 +108,12 @@ def settled(
         ):
             return mine
         time.sleep(0.2)
-    pytest.fail(f"the group did not settle on {sizes} in {deadline_s} s; events: {log.snapshot()}")
+    pytest.fail(f"the group did not settle on {sizes} in {deadline_s} s; events: {log.snapshot()}\n{_stacks()}")
+
+
+def _stacks() -> str:
+    """Every thread's Python stack: where the in-process members are waiting when a group does not settle."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+        faulthandler.dump_traceback(out, all_threads=True)
+        out.seek(0)
+        return out.read()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -38,6 +39,9 @@ POLL_S = 0.2
 METADATA_TIMEOUT_S = 30.0
 SETTLE_QUIET_S = 1.0
 """A steady state must hold this long with no listener call in between."""
+STACKS_SIGNAL = signal.SIGUSR1
+"""A member writes every thread's Python stack to its log on this signal (``faulthandler``)."""
+STACKS_TIMEOUT_S = 3.0
 
 Partition = tuple[str, int]
 
@@ -162,6 +166,27 @@ class MemberProcess:
         self.process.stop(timeout)
         self.refresh()
 
+    def stacks(self, timeout: float = STACKS_TIMEOUT_S) -> str:
+        """Every thread's Python stack in the live member, as ``faulthandler`` writes it on :data:`STACKS_SIGNAL`.
+
+        For a timeout's message: where a member that stopped making progress is waiting. Empty if it is not alive
+        or wrote nothing within ``timeout``.
+        """
+        if not self.alive():
+            return ""
+        before = self.process.log.stat().st_size
+        os.kill(self.process.pid, STACKS_SIGNAL)
+        deadline, size = time.monotonic() + timeout, before
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            grown = self.process.log.stat().st_size
+            if grown == size > before:  # it wrote, and has stopped writing
+                break
+            size = grown
+        with self.process.log.open("rb") as log:
+            log.seek(before)
+            return log.read().decode("utf-8", errors="replace")
+
     def kill(self) -> None:
         """SIGKILL: a crash; the coordinator finds out when the member's session times out."""
         self.process.kill()
@@ -226,8 +251,12 @@ def _member_state(member: MemberProcess) -> str:
     """One member for a timeout's message: alive or its exit code, its last listener calls, its log's tail."""
     status = "alive" if member.alive() else f"exited with {member.process.popen.returncode}"
     calls = [f"{e['event']} {len(e.get('partitions', ()))}" for e in member.refresh()[-4:]]
-    tail = member.process.tail(6).strip().replace("\n", "\n    ")
-    return f"  {member.name} ({member.member_id}): {status}; last calls: {', '.join(calls) or 'none'}\n    {tail}"
+    tail = member.process.tail(6).strip()
+    stacks = member.stacks().strip()
+    text = f"{tail}\n{stacks}" if stacks else tail
+    return f"  {member.name} ({member.member_id}): {status}; last calls: {', '.join(calls) or 'none'}\n    " + (
+        text.replace("\n", "\n    ")
+    )
 
 
 def settle_group(  # noqa: PLR0913 - what the steady state is checked against
