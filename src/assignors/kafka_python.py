@@ -5,6 +5,7 @@
 
     consumer = KafkaConsumer("orders", group_id="billing",
                              partition_assignment_strategy=[for_kafka_python("cooperative-sticky")])
+    finish_joins(consumer)  # kafka-python 3.0's lost rebalance: see finish_joins
 
 Give each consumer its own adapter (the assignor inside keeps that consumer's previous
 assignment and generation). The JoinGroup metadata and the SyncGroup assignments it
@@ -34,7 +35,7 @@ from assignors._wire.consumer_protocol import encode_assignment, encode_subscrip
 if TYPE_CHECKING:
     from assignors._core.interface import ConsumerPartitionAssignor
 
-__all__ = ["for_kafka_python"]
+__all__ = ["finish_joins", "for_kafka_python"]
 
 
 def for_kafka_python(
@@ -60,6 +61,39 @@ def for_kafka_python(
     require_protocol(inner, chosen, "this kafka-python consumer")
     adapter: Any = _adapter_class()(inner, chosen, rack)
     return adapter
+
+
+def finish_joins(consumer: Any) -> bool:
+    """Make a kafka-python 3.0 consumer finish a rebalance that a poll left in flight. Call it once per consumer.
+
+    kafka-python 3.0's ``join_group_async`` (dpkp/kafka-python#2955) takes up an in-flight JoinGroup/SyncGroup
+    only while ``need_rejoin()`` holds; 2.x also waited for a pending join (dpkp/kafka-python#1695). When a change
+    of metadata caused the rejoin (the topics' partitions differ from those the leader last assigned), the
+    leader's new assignment ends that condition in the middle of the round trip, since it records the metadata
+    it assigned. If the poll that sent the JoinGroup returned first (its timeout is shorter than the round trip),
+    no later poll takes up the result: the member holds nothing, sends no heartbeat, and the group waits for it
+    to come back, for good. Its log ends with ``Elected group leader -- performing partition assignments``. It
+    happens to kafka-python's own assignors as well, typically in the first seconds of a consumer whose first
+    JoinGroup went out before the metadata of its topics arrived.
+
+    This makes the consumer's coordinator say a rejoin is needed also while a join of its own is in flight, or
+    done and not taken up yet (the next poll then joins again): the rebalance is always finished. Returns
+    whether it applied; False, changing nothing, for a kafka-python whose coordinator has no such join task
+    (2.x) or no consumer group.
+    """
+    coordinator: Any = getattr(consumer, "_coordinator", None)
+    need_rejoin = getattr(coordinator, "need_rejoin", None)
+    if need_rejoin is None or not hasattr(coordinator, "_join_task"):
+        return False
+    if getattr(need_rejoin, "finishes_joins", False):
+        return True
+
+    def needs_rejoin_or_has_a_join() -> bool:
+        return bool(need_rejoin()) or coordinator._join_task is not None  # noqa: SLF001 - the state lost upstream
+
+    needs_rejoin_or_has_a_join.finishes_joins = True  # type: ignore[attr-defined]
+    coordinator.need_rejoin = needs_rejoin_or_has_a_join
+    return True
 
 
 @cache

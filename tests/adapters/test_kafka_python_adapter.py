@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from types import SimpleNamespace
 from typing import Any
 
@@ -10,7 +11,7 @@ from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, Consume
 
 from assignors import ConfigurationError, RebalanceProtocol, TopicPartition
 from assignors.consumer_protocol import decode_assignment, decode_subscription
-from assignors.kafka_python import for_kafka_python
+from assignors.kafka_python import finish_joins, for_kafka_python
 
 TP = TopicPartition
 
@@ -68,3 +69,48 @@ def test_eager_reports_nothing_owned() -> None:
     assert decode_subscription(adapter.metadata({"t"})).owned_partitions == ()
     with pytest.raises(ConfigurationError, match="assignor 'range' does not support COOPERATIVE"):
         for_kafka_python("range", protocol=RebalanceProtocol.COOPERATIVE)
+
+
+def test_finish_joins_keeps_a_join_of_its_own_in_the_rebalance() -> None:
+    """kafka-python's real coordinator, no broker: after ``finish_joins`` a join in flight, or done and not taken
+    up, makes the next poll take it up; with none, the coordinator's own answer stands."""
+    from kafka import KafkaConsumer
+
+    # a port that accepts connections and never answers: a refused one leaves kafka-python a socket unclosed
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        port = silent.getsockname()[1]
+        consumer = KafkaConsumer(bootstrap_servers=f"127.0.0.1:{port}", group_id="billing", api_version=(4, 0))
+        _guarded_joins(consumer)
+
+
+def _guarded_joins(consumer: Any) -> None:
+    from kafka.future import Future
+
+    try:
+        consumer.subscribe(["orders"])
+        coordinator: Any = consumer._coordinator  # the state the guard reads
+        coordinator.rejoin_needed = False  # as after a finished rebalance whose metadata still holds
+        coordinator._joined_subscription = set(consumer.subscription())
+        coordinator._assignment_snapshot = coordinator._metadata_snapshot
+        assert coordinator.need_rejoin() is False
+
+        assert finish_joins(consumer) is True
+        assert finish_joins(consumer) is True  # once is enough: a second call wraps nothing again
+        assert coordinator.need_rejoin() is False  # no join of its own: nothing to finish
+        coordinator._join_task = Future()  # a JoinGroup/SyncGroup round trip in flight
+        assert coordinator.need_rejoin() is True
+        coordinator._join_task.success(b"")  # done, its result not taken up by a poll
+        assert coordinator.need_rejoin() is True
+        coordinator._join_task = None  # taken up
+        assert coordinator.need_rejoin() is False
+        coordinator.rejoin_needed = True
+        assert coordinator.need_rejoin() is True  # the coordinator's own reasons still count
+    finally:
+        consumer.close()
+
+
+def test_finish_joins_changes_nothing_without_kafka_pythons_join_task() -> None:
+    plain = SimpleNamespace(_coordinator=SimpleNamespace(need_rejoin=lambda: False))
+    assert finish_joins(plain) is False
+    assert finish_joins(SimpleNamespace()) is False
+    assert plain._coordinator.need_rejoin() is False

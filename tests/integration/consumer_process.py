@@ -40,7 +40,7 @@ def run_kafka_python(options: dict[str, str], stop: threading.Event) -> None:  #
     from kafka.errors import KafkaError
 
     from assignors._member import _known_to
-    from assignors.kafka_python import for_kafka_python
+    from assignors.kafka_python import finish_joins, for_kafka_python
 
     pending: dict[Any, int] = {}
 
@@ -101,8 +101,8 @@ def run_kafka_python(options: dict[str, str], stop: threading.Event) -> None:  #
         max_poll_interval_ms=30_000,
         partition_assignment_strategy=[for_kafka_python(options["strategy"])],
     )
-    # as the demo's and collect's members: a leader that knows no partition yet records an empty first generation
-    # and rejoins at once, where kafka-python 3.0.12 was seen to stall in its second JoinGroup
+    finish_joins(consumer)  # kafka-python 3.0.12 can lose a rebalance that a poll left in flight
+    # as collect's members: a leader that knows no partition yet records an empty first generation, and rejoins
     _known_to(consumer, [options["topic"]])
     consumer.subscribe([options["topic"]], listener=Listener())
     emit("started")

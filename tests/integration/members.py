@@ -22,7 +22,7 @@ from kafka import ConsumerRebalanceListener, KafkaConsumer
 
 from assignors import Subscription
 from assignors.aiokafka import for_aiokafka
-from assignors.kafka_python import for_kafka_python
+from assignors.kafka_python import finish_joins, for_kafka_python
 from integration.group_log import GroupLog
 
 PARTITIONS = 12  # of the topic, in every scenario
@@ -143,6 +143,7 @@ class KafkaPythonMember(Member):
             max_poll_interval_ms=10_000,
             partition_assignment_strategy=[recording(for_kafka_python(strategy), led, name)],
         )
+        finish_joins(self.consumer)
         self.consumer.subscribe([topic], listener=_KafkaPythonListener(name, log))
         self.thread.start()
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from functools import partial
 
 import pytest
+from kafka import KafkaConsumer
 
+from assignors.kafka_python import finish_joins, for_kafka_python
 from assignors.testing import KafkaBroker
 from integration.group_log import GroupLog, settled
-from integration.members import PARTITIONS, KafkaPythonMember, Led, churn
+from integration.members import JOIN_TIMEOUT_S, PARTITIONS, KafkaPythonMember, Led, churn, close_kafka_python
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]  # real rebalances: `make integration` runs several at once
 
@@ -42,3 +45,32 @@ def test_cooperative_sticky_group_with_kafka_python(broker: KafkaBroker, topic: 
         for running in members.values():
             running.leave()
     assert {m.name: m.error for m in members.values()} == dict.fromkeys(members)
+
+
+JOINS = 6
+SHORT_POLL_MS = 10
+
+
+def test_a_member_polling_briefly_finishes_every_rebalance(broker: KafkaBroker, topic: str) -> None:
+    """A lone consumer whose first JoinGroup goes out before its topic's metadata, polling 10 ms at a time: the
+    metadata's arrival makes it rejoin, and the poll that sends that JoinGroup returns before its SyncGroup does.
+    kafka-python 3.0.12 then loses the rebalance (no later poll takes it up: the consumer holds nothing, for good;
+    5 of 8 such consumers here before ``finish_joins``). With it, every one holds the whole topic."""
+    held: dict[str, int] = {}
+    for number in range(JOINS):
+        consumer = KafkaConsumer(
+            bootstrap_servers=broker.bootstrap_servers,
+            group_id=f"brief-{number}-{topic}",
+            enable_auto_commit=False,
+            partition_assignment_strategy=[for_kafka_python("range")],
+        )
+        try:
+            assert finish_joins(consumer)
+            consumer.subscribe([topic])
+            deadline = time.monotonic() + JOIN_TIMEOUT_S
+            while len(consumer.assignment()) < PARTITIONS and time.monotonic() < deadline:
+                consumer.poll(timeout_ms=SHORT_POLL_MS)
+            held[f"consumer {number}"] = len(consumer.assignment())
+        finally:
+            close_kafka_python(consumer)
+    assert held == {f"consumer {number}": PARTITIONS for number in range(JOINS)}
