@@ -226,12 +226,26 @@ def test_each_member_was_given_what_the_tables_say(collected: Collected, group: 
             elif event["event"] in ("revoked", "lost"):
                 held -= set(_text(event["partitions"]))
         mine = [snapshot[member.member_id] for _, snapshot in snapshots if member.member_id in snapshot]
+        mine = _unless_never_synced(mine, seen)
         if group == "librdkafka-range":
             assert mine == seen, member.name
         else:  # an increment may be empty (nothing new this generation): the holdings repeat
             assert [s for i, s in enumerate(mine) if i == 0 or s != mine[i - 1]] == [
                 s for i, s in enumerate(seen) if i == 0 or s != seen[i - 1]
             ], member.name
+
+
+def _unless_never_synced(recorded: list[list[str]], seen: list[list[str]]) -> list[list[str]]:
+    """``recorded`` without the empty assignments it starts with that the member never received.
+
+    The coordinator writes a generation's assignment when the leader's SyncGroup arrives. A member that just joined
+    and is given nothing (under COOPERATIVE, the others first give up what it will get) may send its own SyncGroup
+    only after the next rebalance began: the broker answers REBALANCE_IN_PROGRESS, and the member never learns of a
+    generation the record names it in, with nothing. Only such a leading empty one is left out.
+    """
+    while recorded and not recorded[0] and (not seen or seen[0]):
+        recorded = recorded[1:]
+    return recorded
 
 
 @pytest.mark.parametrize("group", sorted(GROUPS))
