@@ -160,10 +160,23 @@ def _run_kafka_python(member: _Member) -> None:
             for command in member.commands():
                 if command[0] == "subscribe":
                     subscribe(command[1].split(","))
-            consumer.poll(timeout_ms=int(POLL_S * 1000))
+            _poll_kafka_python(consumer, member)
     finally:
         consumer.close(autocommit=False)
         member.emit("closed")
+
+
+def _poll_kafka_python(consumer: Any, member: _Member) -> None:
+    """One poll; a retriable error is said and the next poll retries (kafka-python 3.0.12's poll raises a refused
+    connection while the broker restarts: its metadata refresh in ``ensure_coordinator_ready`` is not guarded)."""
+    from kafka.errors import KafkaError
+
+    try:
+        consumer.poll(timeout_ms=int(POLL_S * 1000))
+    except KafkaError as error:
+        if not error.retriable:
+            raise
+        member.emit("retrying", error=str(error))
 
 
 async def _run_aiokafka(member: _Member) -> None:

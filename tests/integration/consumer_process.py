@@ -108,7 +108,13 @@ def run_kafka_python(options: dict[str, str], stop: threading.Event) -> None:  #
     emit("started")
     try:
         while not stop.is_set():
-            batch = consumer.poll(timeout_ms=POLL_MS)
+            try:
+                batch = consumer.poll(timeout_ms=POLL_MS)
+            except KafkaError as error:  # kafka-python 3.0.12 raises a refused connection while the broker restarts
+                if not error.retriable:
+                    raise
+                emit("retrying", error=str(error))
+                continue
             for tp, records in batch.items():
                 for record in records:
                     emit("record", p=tp.partition, o=record.offset, k=record.key.decode())
