@@ -44,9 +44,8 @@ TOPICS = {"orders": 6, "payments": 4}
 """The topics every group subscribes to, and their partition counts."""
 
 GROUPS: dict[str, dict[str, str]] = {  # group -> the MemberSpec fields its members share
-    # aiokafka, not kafka-python: kafka-python 3.0.12 members of this script stalled now and then under load in
-    # their first rebalances (the leader logged "performing partition assignments" and never got its SyncGroup
-    # answer within 60 s); kafka-python's adapter runs in tests/integration's real groups.
+    # the classic protocol on a third client (kafka-python's adapter runs in tests/integration's real groups and
+    # in collect's, with assignors.kafka_python.finish_joins against kafka-python 3.0's lost rebalance)
     "eager-range": {"client": "aiokafka", "strategy": "range"},
     "cooperative": {"client": "confluent", "strategy": "cooperative-sticky"},
     "kip848": {"client": "confluent", "remote_assignor": "uniform"},
