@@ -9,24 +9,26 @@ depend on member order.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from dataclasses import dataclass, field
-from itertools import chain, filterfalse
-from operator import itemgetter
+from itertools import chain, compress, repeat
+from operator import add, itemgetter
 from typing import TYPE_CHECKING
 
-from assignors._core.model import topic_partitions
+from assignors._core.model import TopicPartition
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Collection, Iterable, Mapping, Sequence
 
-    from assignors._core.model import MemberId, Topic, TopicPartition
+    from assignors._core.model import MemberId, Topic
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Claim", "State", "StickyResult", "resolve_claims", "unclaimed", "water_fill"]
+__all__ = ["Claim", "State", "StickyResult", "marks", "numbers", "offsets", "resolve_claims", "unmarked", "water_fill"]
 
 _topic_of = itemgetter(0)
 _number_of = itemgetter(1)
+_tuple_new = tuple.__new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +181,61 @@ def water_fill(pool: Sequence[TopicPartition], members: Sequence[MemberId], stat
     return given
 
 
-def unclaimed(partitions_per_topic: Mapping[Topic, int], taken: set[TopicPartition]) -> list[TopicPartition]:
-    """The partitions nobody keeps, in topic and partition order."""
-    every = chain.from_iterable(topic_partitions(topic, count) for topic, count in partitions_per_topic.items())
-    return list(filterfalse(taken.__contains__, every)) if taken else list(every)
+def numbers(partitions_per_topic: Mapping[Topic, int]) -> list[int]:
+    """``0 .. N - 1`` for the largest partition count ``N``: every topic's partitions share these int objects."""
+    return list(range(max(partitions_per_topic.values(), default=0)))
+
+
+def offsets(partitions_per_topic: Mapping[Topic, int]) -> tuple[dict[Topic, int], int]:
+    """Where each topic's partitions start in a flat array of all of them (topic by topic in the mapping's order,
+    then by number), and the array's length."""
+    starts: dict[Topic, int] = {}
+    total = 0
+    for topic, count in partitions_per_topic.items():
+        starts[topic] = total
+        total += count
+    return starts, total
+
+
+def marks(partitions_per_topic: Mapping[Topic, int], claimed: Collection[TopicPartition]) -> bytearray:
+    """One byte per partition (as :func:`offsets` lays them out): 0 where ``claimed`` holds it, else 1.
+
+    Marking costs a few C-level steps per claim and touches a byte array of one byte per
+    partition: no hashing, and no set of a million entries to build and walk. Every claimed
+    partition's number must be below its topic's count.
+
+    Raises:
+        KeyError: a claimed partition's topic is not in ``partitions_per_topic``.
+    """
+    starts, total = offsets(partitions_per_topic)
+    flags = bytearray(b"\x01") * total
+    indexes = map(add, map(starts.__getitem__, map(_topic_of, claimed)), map(_number_of, claimed))
+    deque(map(flags.__setitem__, indexes, repeat(0)), maxlen=0)  # consumed in C
+    return flags
+
+
+_FEW = 8  # free partitions of a topic below which finding them one by one beats a pass over the topic
+
+
+def unmarked(
+    partitions_per_topic: Mapping[Topic, int], flags: bytearray, topics: Iterable[Topic] | None = None
+) -> list[TopicPartition]:
+    """The partitions ``flags`` (from :func:`marks`) leaves at 1, of ``topics`` (default: all, in the mapping's
+    order), topic by topic and in partition order; only these are built."""
+    starts, _ = offsets(partitions_per_topic)
+    every: list[int] = []
+    pool: list[TopicPartition] = []
+    for topic in partitions_per_topic if topics is None else topics:
+        start = starts[topic]
+        end = start + partitions_per_topic[topic]
+        free = flags.count(1, start, end)
+        if free > _FEW:
+            every = every or numbers(partitions_per_topic)
+            chosen = compress(every, flags[start:end])
+            pool += map(_tuple_new, repeat(TopicPartition, free), zip(repeat(topic, free), chosen, strict=True))
+        elif free:
+            index = flags.find(1, start, end)
+            while index >= 0:
+                pool.append(_tuple_new(TopicPartition, (topic, index - start)))
+                index = flags.find(1, index + 1, end)
+    return pool

@@ -176,7 +176,7 @@ def sticky_assign(
         if identical:
             assign_identical(partitions_per_topic, eligible, taken, racks, state)
         else:
-            assign_general(partitions_per_topic, member_topics, eligible, taken, racks, state)
+            assign_general(partitions_per_topic, member_topics, eligible, racks, state)
         improve(partitions_per_topic, member_topics, eligible, owned, racks, state, identical)
         if state.unkept:
             state.settle()

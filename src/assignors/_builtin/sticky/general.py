@@ -20,7 +20,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from assignors._builtin.sticky.balance import most_even
-from assignors._builtin.sticky.claims import unclaimed, water_fill
+from assignors._builtin.sticky.claims import marks, unmarked, water_fill
 from assignors._builtin.sticky.racks import Locality, rack_pass
 from assignors._core.base import topic_positions
 
@@ -36,11 +36,10 @@ logger = logging.getLogger(__name__)
 __all__ = ["assign_general"]
 
 
-def assign_general(  # noqa: PLR0913, PLR0917 - the algorithm's whole state
+def assign_general(
     partitions_per_topic: Mapping[Topic, int],
     member_topics: Mapping[MemberId, frozenset[Topic]],
     members: list[MemberId],
-    taken: set[TopicPartition],
     racks: RackInfo,
     state: State,
 ) -> None:
@@ -56,8 +55,9 @@ def assign_general(  # noqa: PLR0913, PLR0917 - the algorithm's whole state
     if racks.enabled:
         for tp, owner in racks.mismatched(state, members).items():
             mismatched_by_topic.setdefault(tp.topic, {})[tp] = owner
+    free = marks(partitions_per_topic, list(chain.from_iterable(state.kept.values())))  # kept: valid, once each
     for group_members, topics in order:
-        pool = unclaimed({topic: partitions_per_topic[topic] for topic in topics}, taken)
+        pool = unmarked(partitions_per_topic, free, topics)
         if racks.enabled:
             mismatched = {tp: o for topic in topics for tp, o in mismatched_by_topic.get(topic, {}).items()}
             pool, _ = rack_pass(pool, mismatched, group_members, racks, state, None)

@@ -15,7 +15,7 @@ from itertools import compress, repeat
 from operator import add, attrgetter, contains, not_
 from typing import TYPE_CHECKING
 
-from assignors._builtin.sticky.claims import water_fill
+from assignors._builtin.sticky.claims import offsets, water_fill
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -65,7 +65,7 @@ class RackInfo:
         group_racks = {r for s in subscriptions.values() if (r := s.rack_id)}
         if not (group_racks and racks_by_partition):
             return cls(enabled=False, member_rack=member_rack, on_rack={}, racks_by_partition=racks_by_partition)
-        offsets, layout_ids, layouts = _layout_ids(cluster, partitions_per_topic, racks_by_partition)
+        starts, layout_ids, layouts = _layout_ids(cluster, partitions_per_topic, racks_by_partition)
         every = frozenset[str]().union(*layouts.values())
         if every.isdisjoint(group_racks) or len(layouts) <= 1:
             return cls(enabled=False, member_rack=member_rack, on_rack={}, racks_by_partition=racks_by_partition)
@@ -76,7 +76,7 @@ class RackInfo:
         off_layouts = {
             rack: bytes(rack not in layout for layout in numbered) for rack in sorted(set(member_rack.values()))
         }
-        return cls(True, member_rack, on_rack, racks_by_partition, offsets, layout_ids, off_layouts)  # noqa: FBT003
+        return cls(True, member_rack, on_rack, racks_by_partition, starts, layout_ids, off_layouts)  # noqa: FBT003
 
     def layout(self, tp: TopicPartition) -> frozenset[str]:
         return self.racks_by_partition.get(tp, _NO_RACKS)
@@ -131,11 +131,7 @@ def _layout_ids(
     Layouts are numbered in sorted order (0: no racks); the array is filled by C-level maps over the cluster's
     racks, so that a million partitions cost no Python-level step each.
     """
-    offsets: dict[Topic, int] = {}
-    total = 0
-    for topic, count in partitions_per_topic.items():
-        offsets[topic] = total
-        total += count
+    starts, total = offsets(partitions_per_topic)
     distinct = sorted(set(racks_by_partition.values()) - {_NO_RACKS}, key=sorted)
     number = {_NO_RACKS: 0} | {layout: i for i, layout in enumerate(distinct, 1)}
     ids: bytearray | array[int] = bytearray(total) if len(number) <= _BYTE else array("l", bytes(8 * total))
@@ -147,11 +143,11 @@ def _layout_ids(
         kept = [(tp, v) for tp, v in racks_by_partition.items() if tp.partition < partitions_per_topic.get(tp.topic, 0)]
         keys, values = [tp for tp, _ in kept], [v for _, v in kept]
     keys = list(keys)
-    indexes = map(add, map(offsets.__getitem__, map(_topic_of, keys)), map(_number_of, keys))
+    indexes = map(add, map(starts.__getitem__, map(_topic_of, keys)), map(_number_of, keys))
     deque(map(ids.__setitem__, indexes, map(number.__getitem__, values)), maxlen=0)  # consumed in C
     present = set(ids)
     layouts = {i: layout for layout, i in number.items() if i in present}
-    return offsets, ids, layouts
+    return starts, ids, layouts
 
 
 _BYTE = 256

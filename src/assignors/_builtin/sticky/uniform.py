@@ -30,18 +30,21 @@ from __future__ import annotations
 
 import heapq
 import logging
-from collections import Counter, deque
-from itertools import chain, compress, groupby, repeat
-from operator import add, attrgetter, gt, itemgetter
+from collections import Counter
+from itertools import chain, groupby, repeat
+from operator import attrgetter, gt, itemgetter
 from typing import TYPE_CHECKING
 
 from assignors._builtin.sticky.claims import State, StickyResult, water_fill
+from assignors._builtin.sticky.claims import marks as _marks
+from assignors._builtin.sticky.claims import numbers as _numbers
+from assignors._builtin.sticky.claims import unmarked as _unmarked
 from assignors._builtin.sticky.exchange import SHIFT_SPREAD
 from assignors._builtin.sticky.racks import Locality, rack_pass
 from assignors._core.model import TopicPartition
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterator, Mapping, Sequence
+    from collections.abc import Iterator, Mapping, Sequence
 
     from assignors._builtin.sticky.claims import Claim
     from assignors._builtin.sticky.racks import RackInfo
@@ -121,55 +124,6 @@ def _numbers_exist(claimed: Sequence[TopicPartition], partitions_per_topic: Mapp
         return True
     counts = map(partitions_per_topic.__getitem__, map(_topic_of, claimed))
     return all(map(gt, counts, map(_number_of, claimed)))
-
-
-def _numbers(partitions_per_topic: Mapping[Topic, int]) -> list[int]:
-    """``0 .. N - 1`` for the largest partition count ``N``: every topic's partitions share these int objects."""
-    return list(range(max(partitions_per_topic.values(), default=0)))
-
-
-def _marks(partitions_per_topic: Mapping[Topic, int], claimed: Collection[TopicPartition]) -> bytearray:
-    """One byte per partition (topic by topic, then by number): 0 where ``claimed`` holds it, else 1.
-
-    Marking costs a few C-level steps per claim and touches a byte array of one byte per
-    partition: no hashing, and no set of a million entries to build and walk.
-
-    Raises:
-        KeyError: a claimed partition's topic is not in ``partitions_per_topic``.
-    """
-    offsets: dict[Topic, int] = {}
-    total = 0
-    for topic, count in partitions_per_topic.items():
-        offsets[topic] = total
-        total += count
-    marks = bytearray(b"\x01") * total
-    indexes = map(add, map(offsets.__getitem__, map(_topic_of, claimed)), map(_number_of, claimed))
-    deque(map(marks.__setitem__, indexes, repeat(0)), maxlen=0)  # consumed in C
-    return marks
-
-
-_FEW = 8  # free partitions of a topic below which finding them one by one beats a pass over the topic
-
-
-def _unmarked(partitions_per_topic: Mapping[Topic, int], marks: bytearray) -> list[TopicPartition]:
-    """The partitions ``marks`` leaves at 1 (unclaimed), in topic and partition order; only these are built."""
-    numbers: list[int] = []
-    pool: list[TopicPartition] = []
-    start = 0
-    for topic, count in partitions_per_topic.items():
-        end = start + count
-        free = marks.count(1, start, end)
-        if free > _FEW:
-            numbers = numbers or _numbers(partitions_per_topic)
-            chosen = compress(numbers, marks[start:end])
-            pool += map(_tuple_new, repeat(TopicPartition, free), zip(repeat(topic, free), chosen, strict=True))
-        elif free:
-            index = marks.find(1, start, end)
-            while index >= 0:
-                pool.append(_tuple_new(TopicPartition, (topic, index - start)))
-                index = marks.find(1, index + 1, end)
-        start = end
-    return pool
 
 
 def _shares(
