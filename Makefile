@@ -78,7 +78,7 @@ typecheck: $(VENV)/.installed-test
 
 # The Spark tests share one xdist worker (xdist_group "spark"): one local JVM and one Spark Connect server.
 unit: $(VENV)/.installed-test jvm jvm-legacy
-	$(BIN)/pytest -n 2 --dist loadgroup -m 'not integration and not cluster' $(PYTEST_ARGS)
+	$(BIN)/pytest -n 2 --dist loadgroup -m 'not integration and not cluster' --durations=15 $(PYTEST_ARGS)
 
 # Part of unit, on their own: the Spark Connect runs.
 connect: $(VENV)/.installed-test
@@ -99,7 +99,7 @@ kafka-test: $(VENV)/.installed-test jvm
 # worker frees up (a long scenario never queues behind another); 3 brokers and the faults scenarios' member
 # processes fit 2 cores beside the unit suite.
 integration: $(VENV)/.installed-test jvm
-	$(BIN)/pytest -n 3 --dist load --maxschedchunk 1 -m integration $(PYTEST_ARGS)
+	$(BIN)/pytest -n 3 --dist load --maxschedchunk 1 -m integration --durations=15 $(PYTEST_ARGS)
 
 # unit and integration at the same time: the real groups spend most of their time waiting for rebalances and
 # session timeouts, so beside the unit suite they cost it little. Each prints its output when it ends

@@ -56,6 +56,19 @@ where it is no rack mismatch. By our objective that move is free (c0 held t0-0 o
 better at level 4 (3 mismatches against Kafka's 4); Kafka's raw count, 1 move against 0, shows in a report."""
 
 
+RACK_MOVE_COSTS_A_ROUND = Group(
+    Cluster({"t1": 0, "t2": 2}, partition_racks={TopicPartition("t2", 1): ["a"]}),
+    {
+        "c0": Subscription(["t2"], user_data=encode_sticky_user_data([TopicPartition("t2", 0)], None), rack_id="a"),
+        "c1": Subscription(["t2"]),
+        "c2": Subscription(["t2"], user_data=encode_sticky_user_data([TopicPartition("t2", 1)], None), rack_id="a"),
+    },
+)
+"""Found by the property's random profile (as cooperative members): c0 owns t2-0 (racks unknown) off its rack a.
+Kafka keeps it there and is settled in one round; ours revokes it in round 1 and gives it to c1 (no rack) in round
+2: one mismatch fewer (0 against 1), one round more."""
+
+
 def _claiming(topics: list[str], partitions: list[TopicPartition], generation: int) -> Subscription:
     """An EAGER sticky member: its claim in V1 user data."""
     return Subscription(topics, user_data=encode_sticky_user_data(partitions, generation), generation_id=generation)
@@ -276,6 +289,21 @@ def claimed_by_two_members(group: Group) -> bool:
     return any(count > 1 for count in claimants.values())
 
 
+def moves_an_owned_partition_off_its_racks(group: Group) -> bool:
+    """Our first round takes an owned partition from an owner it sits off the racks of (docs/java-parity.md,
+    racks over stickiness: Kafka keeps it there). In a cooperative group that move costs a round, as every move
+    does (revoke, then assign), which Kafka's result does not spend: only the round count is exempt."""
+    if not racks_in_play(group):
+        return False
+    first = CooperativeStickyAssignor().assign(group.cluster, group.subscriptions)
+    return any(
+        tp not in first[member].partitions and _off_racks(group.cluster, group.subscriptions, member, tp)
+        for member, s in group.subscriptions.items()
+        for tp in s.owned_partitions
+        if tp.partition < (group.cluster.partition_count(tp.topic) or 0) and tp.topic in s.topics
+    )
+
+
 def sticky_round(oracle: JavaOracle, group: Group) -> None:
     ours = StickyAssignor().assign(group.cluster, group.subscriptions)
     java = _java_or_none(lambda: java_assign(oracle, "sticky", group, group.subscriptions))
@@ -292,7 +320,7 @@ def cooperative_rounds(oracle: JavaOracle, group: Group) -> None:
     if settled is None:
         return
     java, java_rounds = settled
-    if claimed_by_two_members(group):
+    if claimed_by_two_members(group) or moves_an_owned_partition_off_its_racks(group):
         assert our_rounds <= 2, f"rounds ours {our_rounds}\n{group}\n{side_by_side(ours, java)}"
     else:
         assert our_rounds <= java_rounds, (
@@ -323,6 +351,7 @@ def racks_in_play(group: Group) -> bool:
 @settings(max_examples=EXAMPLES)
 @given(group=sticky_groups(identical=True, racks=True), cooperative=st.booleans())
 @example(group=RACK_OVER_STICKINESS, cooperative=False)
+@example(group=RACK_MOVE_COSTS_A_ROUND, cooperative=True)
 def test_sticky_family_at_least_as_good_as_kafka_with_racks(
     oracle: JavaOracle, group: Group, cooperative: bool
 ) -> None:
