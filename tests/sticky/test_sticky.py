@@ -300,6 +300,18 @@ def test_off_rack_partitions_are_those_on_none_of_the_member_racks(group: Group)
         assert racks.off_rack(member, every[::-1]) == expected[::-1], member
 
 
+def test_off_rack_partitions_with_more_layouts_than_a_byte_numbers() -> None:
+    """300 distinct replica-rack layouts: the layout numbers no longer fit a byte array."""
+    racks = [f"r{i:03d}" for i in range(300)]
+    cluster = Cluster({"t": 300}, partition_racks={TP("t", p): [racks[p]] for p in range(300)})
+    subscriptions = {"a": Subscription(["t"], rack_id="r007"), "b": Subscription(["t"])}
+    info = RackInfo.build(cluster, {"t": 300}, subscriptions, ["a", "b"])
+    every = [TP("t", p) for p in range(300)]
+    assert info.enabled
+    assert info.off_rack("a", every) == [tp for tp in every if tp.partition != 7]
+    assert info.off_rack("b", every) == []
+
+
 @pytest.mark.parametrize("assignor", STICKY)
 def test_heaviest_holder_gives_first(assignor: StickyType) -> None:
     """A new member is fed by the heaviest holder; lighter holders keep everything (found by the simulator).

@@ -134,7 +134,7 @@ def _layout_ids(
     starts, total = offsets(partitions_per_topic)
     distinct = sorted(set(racks_by_partition.values()) - {_NO_RACKS}, key=sorted)
     number = {_NO_RACKS: 0} | {layout: i for i, layout in enumerate(distinct, 1)}
-    ids: bytearray | array[int] = bytearray(total) if len(number) <= _BYTE else array("l", bytes(8 * total))
+    ids: bytearray | array[int] = bytearray(total) if len(number) <= _BYTE else array("l", [0]) * total
     keys: Iterable[TopicPartition] = racks_by_partition.keys()
     values: Iterable[frozenset[str]] = racks_by_partition.values()
     racked_topics = set(map(_topic_of, racks_by_partition))
