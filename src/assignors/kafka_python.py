@@ -64,26 +64,32 @@ def for_kafka_python(
 
 
 def finish_joins(consumer: Any) -> bool:
-    """Make a kafka-python 3.0 consumer finish a rebalance that a poll left in flight. Call it once per consumer.
+    """Make a kafka-python 3.0 consumer finish every rebalance a poll left in flight. Call it once per consumer.
 
-    kafka-python 3.0's ``join_group_async`` (dpkp/kafka-python#2955) takes up an in-flight JoinGroup/SyncGroup
-    only while ``need_rejoin()`` holds; 2.x also waited for a pending join (dpkp/kafka-python#1695). When a change
-    of metadata caused the rejoin (the topics' partitions differ from those the leader last assigned), the
-    leader's new assignment ends that condition in the middle of the round trip, since it records the metadata
-    it assigned. If the poll that sent the JoinGroup returned first (its timeout is shorter than the round trip),
-    no later poll takes up the result: the member holds nothing, sends no heartbeat, and the group waits for it
-    to come back, for good. Its log ends with ``Elected group leader -- performing partition assignments``. It
-    happens to kafka-python's own assignors as well, typically in the first seconds of a consumer whose first
-    JoinGroup went out before the metadata of its topics arrived.
+    kafka-python 3.0's ``join_group_async`` (dpkp/kafka-python#2955) runs the JoinGroup/SyncGroup round trip as a
+    task that outlives a poll whose timeout is shorter than the round trip, and loses it in two ways:
 
-    This makes the consumer's coordinator say a rejoin is needed also while a join of its own is in flight, or
-    done and not taken up yet (the next poll then joins again): the rebalance is always finished. Returns
-    whether it applied; False, changing nothing, for a kafka-python whose coordinator has no such join task
-    (2.x) or no consumer group.
+    - It takes the task up again only while ``need_rejoin()`` holds; 2.x also waited for a pending join
+      (dpkp/kafka-python#1695). When a change of metadata caused the rejoin (the topics' partitions differ from
+      those the leader last assigned), the leader's new assignment ends that condition in the middle of the round
+      trip, since it records the metadata it assigned: no later poll takes the result up, and the member holds
+      nothing, sends no heartbeat, and the group waits for it, for good. Its log ends with ``Elected group leader
+      -- performing partition assignments``. It happens to kafka-python's own assignors as well, typically in the
+      first seconds of a consumer whose first JoinGroup went out before the metadata of its topics arrived.
+    - A task that finished between two polls is not taken up either: the next poll sends a new JoinGroup, which
+      begins a new generation. The assignment the coordinator recorded for the finished one never reaches the
+      member, and a consumer that does some work between short polls rejoins for as long as it runs.
+
+    Kafka's Java consumer (``AbstractCoordinator.joinGroupIfNeeded``) keeps its join future until a poll finds it
+    done, then completes the join with its result. This does the same: the coordinator says a rejoin is needed
+    also while a join of its own is in flight or done and not taken up, and the next poll takes a finished one
+    up. Returns whether it applied; False, changing nothing, for a kafka-python whose coordinator has no such
+    join task (2.x) or no consumer group.
     """
     coordinator: Any = getattr(consumer, "_coordinator", None)
     need_rejoin = getattr(coordinator, "need_rejoin", None)
-    if need_rejoin is None or not hasattr(coordinator, "_join_task"):
+    join_group_async = getattr(coordinator, "join_group_async", None)
+    if need_rejoin is None or join_group_async is None or not hasattr(coordinator, "_join_task"):
         return False
     if getattr(need_rejoin, "finishes_joins", False):
         return True
@@ -91,9 +97,35 @@ def finish_joins(consumer: Any) -> bool:
     def needs_rejoin_or_has_a_join() -> bool:
         return bool(need_rejoin()) or coordinator._join_task is not None  # noqa: SLF001 - the state lost upstream
 
+    async def join_taking_up_a_finished_one(timeout_ms: float | None = None) -> bool:
+        task = coordinator._join_task  # noqa: SLF001
+        if task is not None and task.is_done:
+            coordinator._join_task = _Finished(task)  # noqa: SLF001 - awaited, not sent again
+        return bool(await join_group_async(timeout_ms))
+
     needs_rejoin_or_has_a_join.finishes_joins = True  # type: ignore[attr-defined]
     coordinator.need_rejoin = needs_rejoin_or_has_a_join
+    coordinator.join_group_async = join_taking_up_a_finished_one
     return True
+
+
+class _Finished:
+    """A join task that finished before a poll took it up, shown to ``join_group_async`` as one still in flight:
+    the loop then awaits it (its result, or its error, at once) instead of sending a new JoinGroup."""
+
+    is_done = False
+
+    def __init__(self, task: Any) -> None:
+        self._task = task
+
+    def add_callback(self, callback: Any, *args: Any, **kwargs: Any) -> Any:
+        return self._task.add_callback(callback, *args, **kwargs)
+
+    def add_errback(self, errback: Any, *args: Any, **kwargs: Any) -> Any:
+        return self._task.add_errback(errback, *args, **kwargs)
+
+    def __await__(self) -> Any:
+        return self._task.__await__()
 
 
 @cache

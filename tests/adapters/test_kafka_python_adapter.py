@@ -84,6 +84,7 @@ def test_finish_joins_keeps_a_join_of_its_own_in_the_rebalance() -> None:
 
 
 def _guarded_joins(consumer: Any) -> None:
+    from kafka.errors import RebalanceInProgressError
     from kafka.future import Future
 
     try:
@@ -105,8 +106,32 @@ def _guarded_joins(consumer: Any) -> None:
         assert coordinator.need_rejoin() is False
         coordinator.rejoin_needed = True
         assert coordinator.need_rejoin() is True  # the coordinator's own reasons still count
+
+        # the next poll's join_group_async awaits a finished task (no coordinator here: it stops there)
+        finished = Future().success(b"the assignment")
+        coordinator._join_task = finished
+        assert coordinator._net.run(coordinator.join_group_async, 0) is False
+        taken_up = coordinator._join_task
+        assert taken_up is not finished
+        assert taken_up.is_done is False  # so the loop awaits it instead of sending a new JoinGroup
+        assert _result_of(taken_up) == b"the assignment"
+        seen: list[Any] = []
+        taken_up.add_callback(seen.append)
+        assert seen == [b"the assignment"]  # at once, as kafka-python's wait_for needs
+        coordinator._join_task = Future().failure(RebalanceInProgressError("billing"))
+        coordinator._net.run(coordinator.join_group_async, 0)
+        with pytest.raises(RebalanceInProgressError):
+            _result_of(coordinator._join_task)  # the round trip's error, for the loop's own handling
     finally:
         consumer.close()
+
+
+def _result_of(task: Any) -> Any:
+    """What ``await task`` gives in kafka-python's loop, for a task that needs no waiting."""
+    waiting = task.__await__()
+    with pytest.raises(StopIteration) as stopped:
+        next(waiting)
+    return stopped.value.value
 
 
 def test_finish_joins_changes_nothing_without_kafka_pythons_join_task() -> None:

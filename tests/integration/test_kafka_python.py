@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 from functools import partial
+from typing import Any
 
 import pytest
-from kafka import KafkaConsumer
+from kafka import ConsumerRebalanceListener, KafkaConsumer
 
 from assignors.kafka_python import finish_joins, for_kafka_python
 from assignors.testing import KafkaBroker
@@ -74,3 +75,50 @@ def test_a_member_polling_briefly_finishes_every_rebalance(broker: KafkaBroker, 
         finally:
             close_kafka_python(consumer)
     assert held == {f"consumer {number}": PARTITIONS for number in range(JOINS)}
+
+
+WORK_BETWEEN_POLLS_S = 0.5
+
+
+def test_a_member_working_between_brief_polls_takes_up_every_generation(broker: KafkaBroker, topic: str) -> None:
+    """A consumer that polls 1 ms at a time and works for 0.5 s between polls: its JoinGroup/SyncGroup round trip
+    finishes while it works. kafka-python 3.0.12's next poll sends a new JoinGroup instead of taking the finished
+    one up, so the consumer never joins (3 of 3 here before ``finish_joins`` took finished joins up). With it,
+    the consumer's listener is called for every generation the group went through, from the first, and it ends
+    holding the whole topic."""
+    generations = {
+        f"consumer {n}": _join_working_between_polls(broker, f"working-{n}-{topic}", topic) for n in range(3)
+    }
+    for name, seen in generations.items():
+        assert seen, f"{name} never joined"
+        assert [generation for generation, _ in seen] == list(range(1, len(seen) + 1)), name
+        assert seen[-1][1] == PARTITIONS, name
+
+
+def _join_working_between_polls(broker: KafkaBroker, group: str, topic: str) -> list[tuple[int, int]]:
+    """Each listener call's (generation, partitions assigned) until the consumer holds every partition."""
+    seen: list[tuple[int, int]] = []
+    consumer = KafkaConsumer(
+        bootstrap_servers=broker.bootstrap_servers,
+        group_id=group,
+        enable_auto_commit=False,
+        partition_assignment_strategy=[for_kafka_python("range")],
+    )
+
+    class Listener(ConsumerRebalanceListener):  # type: ignore[misc] # kafka-python is untyped
+        def on_partitions_revoked(self, revoked: Any) -> None:
+            pass
+
+        def on_partitions_assigned(self, assigned: Any) -> None:
+            seen.append((consumer._coordinator._generation.generation_id, len(assigned)))
+
+    try:
+        assert finish_joins(consumer)
+        consumer.subscribe([topic], listener=Listener())
+        deadline = time.monotonic() + JOIN_TIMEOUT_S
+        while len(consumer.assignment()) < PARTITIONS and time.monotonic() < deadline:
+            consumer.poll(timeout_ms=1)
+            time.sleep(WORK_BETWEEN_POLLS_S)
+    finally:
+        close_kafka_python(consumer)
+    return seen
