@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from assignors import SimulationError, UnknownAssignorError
+from assignors import Cluster, SimulationError, TopicPartition, UnknownAssignorError
 from assignors.consumer_group import (
     ConsumerGroupSimulator,
     RangeAssignor,
@@ -225,6 +225,43 @@ t=60 converted back to a classic group at generation 3
 t=60 classic generation 4 (the last consumer-protocol member left)
 """,
     ),
+    # Kafka's group coordinator removes a member that has not rejoined when the join phase ends: a crashed member
+    # is dropped by the next rebalance (c's join), its partitions go to the others, and its session timeout (t=55)
+    # finds nothing to do (GroupSimulator's rule; the model used to keep a with its partitions until t=55).
+    "a_member_down_during_a_rebalance_is_dropped": (
+        [
+            Join(0, "a", ORDERS, COOP, instance_id="a-1"),
+            Join(0, "b", ORDERS, COOP),
+            Crash(10, "a"),
+            Join(20, "c", ORDERS, COOP),
+        ],
+        None,
+        """\
+t=0 a: classic generation 1 (a joined) +[orders-0, orders-1, orders-2, orders-3, orders-4, orders-5]
+t=0 a: classic generation 2 (b joined) -[orders-3, orders-4, orders-5]
+t=0 b: classic generation 3 (b joined) +[orders-3, orders-4, orders-5]
+t=10 a: crashed -[orders-0, orders-1, orders-2]
+t=20 c: classic generation 4 (c joined; a down, dropped from the group) +[orders-0, orders-1, orders-2]
+""",
+    ),
+    # Each classic member runs its own protocol (ConsumerCoordinator: the highest all its assignors support): b,
+    # with range beside cooperative-sticky, is EAGER and revokes everything at each rebalance, while a and c,
+    # COOPERATIVE, keep theirs (the model used to run the whole group EAGER, as its lowest member).
+    "each_classic_member_runs_its_own_protocol": (
+        [Join(0, "a", ORDERS, COOP), Join(10, "b", ORDERS, (*COOP, "range")), Join(20, "c", ORDERS, COOP)],
+        None,
+        """\
+t=0 a: classic generation 1 (a joined) +[orders-0, orders-1, orders-2, orders-3, orders-4, orders-5]
+t=10 a: classic generation 2 (b joined) -[orders-3, orders-4, orders-5]
+t=10 b: classic generation 3 (b joined) +[orders-3, orders-4, orders-5]
+t=20 a: classic generation 4 (c joined) -[orders-2]
+t=20 b: classic generation 4 (c joined) -[orders-3, orders-4, orders-5]
+t=20 b: classic generation 4 (c joined) +[orders-4]
+t=20 c: classic generation 4 (c joined) +[orders-3, orders-5]
+t=20 b: classic generation 5 (c joined) -[orders-4]
+t=20 b: classic generation 5 (c joined) +[orders-2, orders-4]
+""",
+    ),
 }
 
 
@@ -311,6 +348,15 @@ def test_upgrade_scenario() -> None:
     assert steps[-1]["owns"]["d"] == ["orders-5"]
     assert steps[-1]["protocol"] == "consumer"
     assert sorted(len(p) for p in final.owned.values()) == [1, 1, 2, 2]
+
+
+def test_classic_rebalances_are_rack_aware() -> None:
+    """KIP-881: a classic member sends its client.rack, and the leader's assignor matches it with the partitions'."""
+    racks = {TopicPartition("orders", p): ["r1" if p < 3 else "r2"] for p in range(6)}
+    sim = ConsumerGroupSimulator(Cluster({"orders": 6}, partition_racks=racks))
+    sim.run([Join(0, "a", ORDERS, ("range",), rack="r2"), Join(0, "b", ORDERS, ("range",), rack="r1")])
+    assert consumer_group_problems(sim.timeline) == []
+    assert {m: sorted(p.partition for p in tps) for m, tps in sim.owned().items()} == {"a": [3, 4, 5], "b": [0, 1, 2]}
 
 
 def test_remote_assignor_specs() -> None:

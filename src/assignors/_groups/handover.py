@@ -22,7 +22,7 @@ from assignors.consumer_group._timeline import remote_assignor
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from assignors._core.model import MemberId, TopicPartition
+    from assignors._core.model import Cluster, MemberId, TopicPartition
 
 __all__ = ["ConsumerDelegate", "speaks_consumer_protocol"]
 
@@ -41,7 +41,7 @@ class ConsumerDelegate:
 
     def __init__(
         self,
-        partitions: Mapping[str, int],
+        partitions: Mapping[str, int] | Cluster,
         session_timeout_s: float,
         earlier: Sequence[Event],
         timeline: Timeline,

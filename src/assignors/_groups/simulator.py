@@ -124,7 +124,7 @@ class GroupSimulator:
         self._timers: list[tuple[float, int, _Timer, str, int]] = []  # (due, order, kind, handle, down token)
         self._tokens = itertools.count()
         self._selected: str | None = None  # the assignor of the last round
-        self._partitions = dict(self._cluster.partitions_per_topic)  # as created: the consumer model replays from here
+        self._created = self._cluster  # as created (racks included): the consumer model replays from here
         self._applied: list[Event] = []
         self._consumer: ConsumerDelegate | None = None
 
@@ -198,7 +198,7 @@ class GroupSimulator:
             raise SimulationError(msg)
         self.advance(event.at)
         if self._consumer is None and speaks_consumer_protocol(event):
-            self._consumer = ConsumerDelegate(self._partitions, self.session_timeout_s, self._applied, self.timeline)
+            self._consumer = ConsumerDelegate(self._created, self.session_timeout_s, self._applied, self.timeline)
         if self._consumer is not None:
             self._consumer.apply(event)
             self._applied.append(event)

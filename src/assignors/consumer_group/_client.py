@@ -45,6 +45,7 @@ class Client:
     up: bool = True
     token: int = 0
     restarts: int = 0
+    rack: str | None = None  # client.rack
 
     @property
     def consumer(self) -> bool:

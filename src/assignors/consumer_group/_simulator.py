@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from assignors._classic.events import AddPartitions, Crash, Event, Join, Leave, Restart, Subscribe
 from assignors._core.errors import SimulationError
-from assignors._core.model import TopicPartition
-from assignors.consumer_group._classic import ClassicGroup
+from assignors._core.model import Cluster, TopicPartition
+from assignors.consumer_group._classic import ClassicGroup, ClassicMember
 from assignors.consumer_group._client import Client, ScenarioLike, describe
 from assignors.consumer_group._common import ServerAssignor
 from assignors.consumer_group._coordinator import Coordinator, MemberRecord
@@ -39,7 +39,8 @@ class ConsumerGroupSimulator:
     when the last consumer-protocol member leaves, it converts back.
 
     Args:
-        partitions: the topics and their partition counts.
+        partitions: the topics and their partition counts (or a :class:`~assignors.Cluster`, whose partition racks
+            the classic rebalances see).
         session_timeout_s: ``group.consumer.session.timeout.ms`` (and the classic one).
         heartbeat_interval_s: ``group.consumer.heartbeat.interval.ms``.
         classic_heartbeat_interval_s: the classic members' ``heartbeat.interval.ms``.
@@ -47,13 +48,15 @@ class ConsumerGroupSimulator:
 
     def __init__(
         self,
-        partitions: Mapping[str, int],
+        partitions: Mapping[str, int] | Cluster,
         *,
         session_timeout_s: float = 45.0,
         heartbeat_interval_s: float = 5.0,
         classic_heartbeat_interval_s: float = 3.0,
     ) -> None:
-        self.partitions = dict(partitions)
+        cluster = partitions if isinstance(partitions, Cluster) else Cluster(partitions)
+        self.partitions = dict(cluster.partitions_per_topic)
+        self._partition_racks = cluster.partition_racks
         self.session_timeout_s = session_timeout_s
         self.heartbeat_interval_s = heartbeat_interval_s
         self.classic_heartbeat_interval_s = classic_heartbeat_interval_s
@@ -90,7 +93,7 @@ class ConsumerGroupSimulator:
         """Run the heartbeats due until ``event.at``, then the event."""
         self.advance(event.at)
         if isinstance(event, Join):
-            self._join(event.member, event.topics, event.assignors, event.instance_id)
+            self._join(event.member, event.topics, event.assignors, event.instance_id, rack=event.rack)
         elif isinstance(event, Subscribe):
             self._subscribe(event.member, event.topics)
         elif isinstance(event, AddPartitions):
@@ -182,29 +185,33 @@ class ConsumerGroupSimulator:
                 client.token += 1  # their heartbeat schedule ends; classic rebalances take over
         for record in coordinator.members.values():
             client = next(c for c in self.clients.values() if c.member_id == record.member_id)
-            self.classic.add(record.member_id, client.handle, record.topics, record.instance_id, client.joined_specs)
+            specs, generation = client.joined_specs, self.classic.generation
+            self.classic.add(
+                record.member_id, client.handle, record.topics, record.instance_id, specs, rack=client.rack,
+                assignment=client.owned, generation=generation,
+            )  # fmt: skip
             if not client.up:
                 self._watch(record.member_id, client)
-            self.classic.members[record.member_id].assignment = client.owned
         self._record(None, f"converted back to a classic group at generation {self.classic.generation}", settling=True)
         self._classic_rebalance("the last consumer-protocol member left")
 
     # --- events -----------------------------------------------------------------------
 
-    def _join(
+    def _join(  # noqa: PLR0913 - a member's configuration
         self,
         handle: str,
         topics: Iterable[str],
         specs: Iterable[str | ConsumerPartitionAssignor],
         instance_id: str | None,
         *,
+        rack: str | None = None,
         client: Client | None = None,
     ) -> None:
         if client is None:
             if handle in self.clients and self.clients[handle].up:
                 msg = f"member={handle!r} is already running"
                 raise SimulationError(msg)
-            client = Client(handle, handle, tuple(topics), instance_id, tuple(specs))
+            client = Client(handle, handle, tuple(topics), instance_id, tuple(specs), rack=rack)
             self.clients[handle] = client
         client.joined_specs = client.specs
         consumer, assignor = remote_assignor(client.specs)
@@ -228,20 +235,13 @@ class ConsumerGroupSimulator:
         self._schedule(self.now, "heartbeat", client.handle, client.token)
 
     def _classic_join(self, client: Client) -> None:
-        back = self.classic.members.get(client.member_id)
-        if back is None and client.instance_id is not None:
-            back = self.classic.static(client.instance_id)
-        if back is not None and back.topics == client.topics and back.specs == client.specs:
-            # A static member back within its session timeout with the same configuration: no rebalance.
-            self.classic.members.pop(back.member_id)
-            self.classic.add(client.member_id, client.handle, client.topics, client.instance_id, client.specs)
-            self.classic.members[client.member_id].assignment = back.assignment
-            self._set_owned(client, back.assignment, "static member back, no rebalance")
-            return
-        if back is not None:
-            self.classic.members.pop(back.member_id)
-        self.classic.add(client.member_id, client.handle, client.topics, client.instance_id, client.specs)
-        self._classic_rebalance(f"{client.handle} joined")
+        kept = self.classic.join(
+            client.member_id, client.handle, client.topics, client.instance_id, client.specs, rack=client.rack
+        )
+        if kept is not None:
+            self._set_owned(client, kept.assignment, "static member back, no rebalance")
+        else:
+            self._classic_rebalance(f"{client.handle} joined")
 
     def _leave(self, client: Client, why: str, *, static: bool, down: bool = False) -> None:
         """The member stops: drops what it consumes; a static member keeps its place for a session timeout."""
@@ -350,10 +350,14 @@ class ConsumerGroupSimulator:
             self._classic_rebalance(f"{client.handle} timed out")
 
     def _classic_rebalance(self, cause: str) -> None:
+        dropped = self.classic.drop(self._running)  # down members cannot rejoin (as GroupSimulator's)
+        if dropped:
+            cause += f"; {', '.join(m.handle for m in dropped)} down, dropped from the group"
         if not self.classic.members:
             self._record(None, f"empty ({cause})")
             return
-        for generation, revoked, added in self.classic.rebalance(self.partitions):
+        cluster = Cluster(self.partitions, partition_racks=self._partition_racks)
+        for generation, revoked, added in self.classic.rebalance(cluster):
             text = f"classic generation {generation} ({cause})"
             recorded = len(self.timeline.instants)
             for changes, gives_up in ((revoked, True), (added, False)):  # revocations come first in a round
@@ -372,6 +376,11 @@ class ConsumerGroupSimulator:
                 # generation whatever the assignment. Record it, or the timeline ends on the instant
                 # before the rebalance (the leave, the crash, "converted back"), as the group was then.
                 self._record(None, text)
+
+    def _running(self, member: ClassicMember) -> bool:
+        """The classic member's process is up under its member id (else it cannot rejoin a rebalance)."""
+        client = self.clients[member.handle]
+        return client.up and client.member_id == member.member_id
 
     # --- recording --------------------------------------------------------------------
 
