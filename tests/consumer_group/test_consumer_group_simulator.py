@@ -262,6 +262,28 @@ t=20 b: classic generation 5 (c joined) -[orders-4]
 t=20 b: classic generation 5 (c joined) +[orders-2, orders-4]
 """,
     ),
+    # The leader's ConsumerCoordinator rejoins when the metadata of the group's subscribed topics changes: payments,
+    # which no member subscribes to, grows without a rebalance (the model used to rebalance: generation 2).
+    "a_topic_nobody_subscribes_to_grows_without_a_rebalance": (
+        [Join(0, "a", ORDERS, COOP), AddPartitions(10, "payments", 4), AddPartitions(20, "orders", 3)],
+        {"orders": 2, "payments": 2},
+        """\
+t=0 a: classic generation 1 (a joined) +[orders-0, orders-1]
+t=10 payments has 4 partitions
+t=20 a: classic generation 2 (orders has 3 partitions) +[orders-2]
+""",
+    ),
+    # A static member back within its session timeout with the same topics, listed in another order, is the same
+    # configuration: no rebalance (the model compared the lists as given and rebalanced: generation 2).
+    "a_static_member_back_with_its_topics_in_another_order": (
+        [Join(0, "a", ("payments", "orders"), COOP, instance_id="a-1"), Restart(10, "a", 5)],
+        {"orders": 2, "payments": 2},
+        """\
+t=0 a: classic generation 1 (a joined) +[orders-0, orders-1, payments-0, payments-1]
+t=10 a: restart, back in 5s -[orders-0, orders-1, payments-0, payments-1]
+t=15 a: static member back, no rebalance +[orders-0, orders-1, payments-0, payments-1]
+""",
+    ),
 }
 
 

@@ -103,10 +103,9 @@ class ClassicGroup:
             back = self.static(instance_id)
         if back is not None:
             self.members.pop(back.member_id)
-        topics, specs = tuple(topics), tuple(specs)
         self.add(member_id, handle, topics, instance_id, specs, rack=rack)
         joined = self.members[member_id]
-        if back is None or (back.topics, back.specs) != (topics, specs):
+        if back is None or (back.topics, back.specs) != (joined.topics, joined.specs):  # topics: sorted, as a set
             return None
         joined.assignment, joined.generation = back.assignment, back.generation
         return joined

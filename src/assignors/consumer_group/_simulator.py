@@ -301,12 +301,16 @@ class ConsumerGroupSimulator:
             self._classic_rebalance(f"{handle} subscribed to {list(client.topics)}")
 
     def _add_partitions(self, topic: str, count: int) -> None:
+        grows = count != self.partitions.get(topic, 0)
         self.partitions[topic] = count
         if self.coordinator is not None:
             self.coordinator.set_partitions(topic, count)
             self._record(None, f"{topic} has {count} partitions; group epoch {self.coordinator.group_epoch}")
-        elif self.classic.members:
+        elif grows and any(topic in m.topics for m in self.classic.members.values()):
+            # The leader's ConsumerCoordinator rejoins when the metadata of the group's subscribed topics changes.
             self._classic_rebalance(f"{topic} has {count} partitions")
+        elif self.classic.members:
+            self._record(None, f"{topic} has {count} partitions")  # no member's topic: no rebalance
 
     # --- heartbeats and timeouts -------------------------------------------------------
 
