@@ -1,6 +1,7 @@
 """A consumer-group simulator: Kafka's classic group protocol around any assignors.
 
-Members join, leave, crash, restart and change their subscriptions; topics grow. Every
+Members join, leave, crash, restart and change their subscriptions; topics grow. The members are
+:mod:`assignors._classic.group`'s (the one classic group model); every
 rebalance runs the rounds of :mod:`assignors._classic.rounds` (one generation per JoinGroup/SyncGroup
 round): the leader is the longest-standing member, the coordinator selects the assignor from
 every member's preferences, each subscription reaches the leader as Kafka's bytes and each
@@ -20,52 +21,20 @@ import enum
 import heapq
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, assert_never, cast
 
-from assignors._builtin.registry import get_assignor
-from assignors._classic.events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
-from assignors._classic.rounds import ReusingMember, Round, run_rounds
-from assignors._classic.rules import choose_protocol, select_assignor
+from assignors._classic.events import AddPartitions, Crash, Event, Join, Leave, Restart, Subscribe
+from assignors._classic.group import ClassicGroup, GroupMember, member_assignors
 from assignors._classic.timeline import Note, SimulatedRebalance, Timeline, compact
-from assignors._core.errors import ConfigurationError, InconsistentGroupProtocolError, SimulationError
-from assignors._core.interface import ConsumerPartitionAssignor
-from assignors._core.model import DEFAULT_GENERATION, Assignment, Cluster, MemberId, Subscription, TopicPartition
+from assignors._core.errors import ConfigurationError, SimulationError
+from assignors._core.model import Assignment, Cluster, MemberId, Subscription, TopicPartition
 from assignors._groups.handover import ConsumerDelegate, speaks_consumer_protocol
 
 if TYPE_CHECKING:
     from assignors.consumer_group import ConsumerGroupSimulator
 
 __all__ = ["GroupSimulator"]
-
-
-def _instances(handle: str, specs: Sequence[AssignorSpec]) -> dict[str, ConsumerPartitionAssignor]:
-    """A member's assignors by name, in preference order: fresh instances for names, objects as given."""
-    if not specs:
-        msg = f"member {handle!r} has no assignors"
-        raise ConfigurationError(msg)
-    assignors: dict[str, ConsumerPartitionAssignor] = {}
-    for spec in specs:
-        assignor = get_assignor(spec) if isinstance(spec, str) else spec
-        if assignor.name in assignors:
-            msg = f"member {handle!r} lists assignor {assignor.name!r} twice"
-            raise ConfigurationError(msg)
-        assignors[assignor.name] = assignor
-    return assignors
-
-
-@dataclass(slots=True, kw_only=True)
-class _Member(ReusingMember):
-    """A consumer of the simulated group: what a round needs, plus its process's life."""
-
-    handle: str
-    specs: tuple[AssignorSpec, ...]
-    names: tuple[str, ...]
-    seniority: int
-    down: int | None = None  # the token of its current downtime; None while it runs
-    incarnation: int = 1
-    comes_back_with: Restart | None = None
 
 
 class _Timer(enum.Enum):
@@ -112,19 +81,15 @@ class GroupSimulator:
         if not (isinstance(session_timeout_s, int | float) and session_timeout_s > 0):
             msg = f"session_timeout_s={session_timeout_s!r} must be a positive number"
             raise ConfigurationError(msg)
-        self._cluster = partitions if isinstance(partitions, Cluster) else Cluster(partitions)
+        cluster = partitions if isinstance(partitions, Cluster) else Cluster(partitions)
         self.session_timeout_s = float(session_timeout_s)
-        self.max_rounds = max_rounds
-        self.generation = 0
         self.now = -math.inf
         self.timeline = Timeline()
-        self._members: dict[str, _Member] = {}  # by handle
-        self._away: dict[str, _Member] = {}  # removed while down; may come back (a restart)
-        self._seniority = itertools.count()
+        self._group = ClassicGroup(cluster, max_rounds=max_rounds)
+        self._members = self._group.members  # by handle
         self._timers: list[tuple[float, int, _Timer, str, int]] = []  # (due, order, kind, handle, down token)
         self._tokens = itertools.count()
-        self._selected: str | None = None  # the assignor of the last round
-        self._created = self._cluster  # as created (racks included): the consumer model replays from here
+        self._created = cluster  # as created (racks included): the consumer model replays from here
         self._applied: list[Event] = []
         self._consumer: ConsumerDelegate | None = None
 
@@ -132,7 +97,16 @@ class GroupSimulator:
 
     @property
     def cluster(self) -> Cluster:
-        return self._cluster
+        return self._group.cluster
+
+    @property
+    def generation(self) -> int:
+        """The classic group's generation (0: no rebalance yet)."""
+        return self._group.generation
+
+    @property
+    def max_rounds(self) -> int:
+        return self._group.max_rounds
 
     @property
     def consumer_group(self) -> ConsumerGroupSimulator | None:
@@ -151,10 +125,10 @@ class GroupSimulator:
             return self._consumer.owned()
         return {m.member_id: m.owned for m in self._ordered()}
 
-    def _ordered(self) -> list[_Member]:
-        return sorted(self._members.values(), key=lambda m: m.seniority)
+    def _ordered(self) -> list[GroupMember]:
+        return self._group.ordered()
 
-    def _member(self, handle: str) -> _Member:
+    def _member(self, handle: str) -> GroupMember:
         found = self._members.get(handle)
         if found is None:
             msg = f"member {handle!r} is not in the group (at t={self.now:g}s)"
@@ -252,7 +226,7 @@ class GroupSimulator:
     def _schedule(self, due: float, kind: _Timer, handle: str, token: int) -> None:
         heapq.heappush(self._timers, (due, next(self._tokens), kind, handle, token))
 
-    def _go_down(self, member: _Member) -> int:
+    def _go_down(self, member: GroupMember) -> int:
         if member.down is not None:
             msg = f"member {member.handle!r} is already down"
             raise SimulationError(msg)
@@ -268,20 +242,19 @@ class GroupSimulator:
         if event.instance_id is not None and any(m.instance_id == event.instance_id for m in self._members.values()):
             msg = f"group_instance_id {event.instance_id!r} is already used by a member (FENCED_INSTANCE_ID)"
             raise SimulationError(msg)
-        member = self._new_member(event)
-        self._away.pop(event.member, None)  # a new process under the old name: the old one never comes back
+        member = self._group.new_member(
+            event.member, event.topics, event.assignors, instance_id=event.instance_id, rack=event.rack
+        )
+        self._group.away.pop(event.member, None)  # a new process under the old name: the old one never comes back
         if not self._accepts(member, "join"):
             return None
         self._members[event.member] = member
         return self._rebalance(f"{member.member_id} joins")
 
-    def _accepts(self, member: _Member, what: str) -> bool:
+    def _accepts(self, member: GroupMember, what: str) -> bool:
         """The coordinator's check of a joining member's assignors against the group's (a Note if refused)."""
-        others = {m.member_id: m.names for m in self._members.values() if m.handle != member.handle}
-        try:
-            select_assignor({**others, member.member_id: member.names})
-        except InconsistentGroupProtocolError:
-            offered = sorted(set.intersection(*(set(n) for n in others.values()))) if others else []
+        offered = self._group.refusal(member)
+        if offered is not None:
             self.timeline.entries.append(
                 Note(
                     self.now,
@@ -292,26 +265,8 @@ class GroupSimulator:
             return False
         return True
 
-    def _new_member(self, event: Join) -> _Member:
-        Subscription(event.topics, rack_id=event.rack, group_instance_id=event.instance_id)  # validates
-        assignors = _instances(event.member, event.assignors)
-        return _Member(
-            handle=event.member,
-            member_id=event.member,
-            topics=tuple(sorted(set(event.topics))),
-            specs=tuple(event.assignors),
-            names=tuple(assignors),
-            assignors=assignors,
-            protocol=choose_protocol(assignors.values()),
-            instance_id=event.instance_id,
-            rack=event.rack,
-            seniority=next(self._seniority),
-        )
-
     def _remove(self, handle: str, cause: str) -> SimulatedRebalance | None:
-        member = self._members.pop(handle)
-        if member.down is not None:
-            self._away[handle] = member
+        self._group.remove(handle)
         if not self._members:
             self.timeline.entries.append(Note(self.now, f"{cause}; the group is empty"))
             return None
@@ -336,7 +291,7 @@ class GroupSimulator:
             raise SimulationError(msg)
         if event.topics is not None:
             Subscription(event.topics)  # validates
-        _instances(event.member, event.assignors if event.assignors is not None else member.specs)  # validates now
+        member_assignors(event.member, event.assignors if event.assignors is not None else member.specs)  # validates
         token = self._go_down(member)
         member.comes_back_with = event
         self._schedule(event.at + event.downtime_s, _Timer.BACK, event.member, token)
@@ -352,10 +307,10 @@ class GroupSimulator:
     def _back(self, handle: str, token: int) -> SimulatedRebalance | None:
         member = self._members.get(handle)
         if member is None or member.down != token:
-            away = self._away.get(handle)
+            away = self._group.away.get(handle)
             if away is None or away.down != token:
                 return None  # it left or joined anew meanwhile
-            del self._away[handle]
+            del self._group.away[handle]
             return self._rejoin_as_new(away)
         # A static member still in the group: back within the session timeout.
         member.down = None
@@ -363,15 +318,16 @@ class GroupSimulator:
         old = member.member_id
         member.member_id = f"{handle}~{member.incarnation}"
         before = (member.names, member.topics)
-        self._restarted(member)
+        self._group.restarted(member)
         if (member.names, member.topics) != before:
             if not self._accepts(member, "rejoin"):
                 member.down = next(self._tokens)  # out of the group for good
                 return self._remove(handle, f"{member.member_id} is refused")
             return self._rebalance(f"{old} is back as {member.member_id} with a new configuration")
-        if self._selected is not None and self._selected in member.assignors:
+        selected = self._group.selected
+        if selected is not None and selected in member.assignors:
             # The coordinator hands the new process its current assignment.
-            member.assignors[self._selected].on_assignment(Assignment(member.owned), member.generation)
+            member.assignors[selected].on_assignment(Assignment(member.owned), member.generation)
         self.timeline.entries.append(
             Note(
                 self.now,
@@ -381,28 +337,11 @@ class GroupSimulator:
         )
         return None
 
-    def _restarted(self, member: _Member) -> None:
-        """The member's new process: fresh assignor instances, maybe a new configuration."""
-        restart = member.comes_back_with
-        member.comes_back_with = None
-        if restart is None:
-            return
-        if restart.assignors is not None:
-            member.specs = restart.assignors
-        member.assignors = _instances(member.handle, member.specs)
-        member.names = tuple(member.assignors)
-        member.protocol = choose_protocol(member.assignors.values())
-        if restart.topics is not None:
-            member.topics = tuple(sorted(set(restart.topics)))
-
-    def _rejoin_as_new(self, member: _Member) -> SimulatedRebalance | None:
-        self._restarted(member)
+    def _rejoin_as_new(self, member: GroupMember) -> SimulatedRebalance | None:
+        self._group.restarted(member)
         member.incarnation += 1
         member.member_id = f"{member.handle}~{member.incarnation}"
-        member.down = None
-        member.owned = ()
-        member.generation = DEFAULT_GENERATION
-        member.seniority = next(self._seniority)
+        self._group.anew(member)
         if not self._accepts(member, "join"):
             return None
         self._members[member.handle] = member
@@ -415,15 +354,15 @@ class GroupSimulator:
         return self._rebalance(f"{member.member_id} subscribes to {list(member.topics)}")
 
     def _add_partitions(self, event: AddPartitions) -> SimulatedRebalance | None:
-        current = self._cluster.partitions_per_topic.get(event.topic, 0)
+        current = self.cluster.partitions_per_topic.get(event.topic, 0)
         if type(event.count) is not int or event.count < current:
             msg = (
                 f"topic {event.topic!r} has {current} partitions; AddPartitions.count={event.count!r} must not be fewer"
             )
             raise SimulationError(msg)
-        counts = dict(self._cluster.partitions_per_topic)
+        counts = dict(self.cluster.partitions_per_topic)
         counts[event.topic] = event.count
-        self._cluster = Cluster(counts, partition_racks=self._cluster.partition_racks)
+        self._group.cluster = Cluster(counts, partition_racks=self.cluster.partition_racks)
         subscribed = any(event.topic in m.topics for m in self._members.values())
         if not subscribed or event.count == current:
             self.timeline.entries.append(Note(event.at, f"{event.topic} has {event.count} partitions"))
@@ -433,17 +372,9 @@ class GroupSimulator:
     # -- the rebalance -----------------------------------------------------------------------
 
     def _rebalance(self, cause: str) -> SimulatedRebalance:
-        dropped = [m for m in self._ordered() if m.down is not None]
-        for member in dropped:  # a member that is down cannot rejoin: the round goes on without it
-            del self._members[member.handle]
-            self._away[member.handle] = member
+        dropped, rounds = self._group.rebalance()
         if dropped:
             cause += f"; {', '.join(m.member_id for m in dropped)} down, dropped from the group"
-        rounds: tuple[Round, ...] = ()
-        if self._members:
-            rounds = run_rounds(self._ordered(), self._cluster, self.generation, max_rounds=self.max_rounds)
-            self.generation = rounds[-1].generation
-            self._selected = rounds[-1].assignor
         result = SimulatedRebalance(self.now, cause, rounds)
         self.timeline.entries.append(result)
         return result
