@@ -563,15 +563,11 @@ def test_group_simulator_equals_the_kip848_model_on_random_scenarios(scenario: S
     assert (last.stable, last.owned) == (True, model.owned())  # the timeline ends on the group as it is
 
 
-# Assignors whose instances remember nothing a member's own instance would not (the KIP-848 model's classic side
-# still shares one instance per rebalance: with sticky, a new member would send its user data).
-SHARED_INSTANCE_SAFE = [(CS,), ("range",), ("roundrobin",), (CS, "range")]
-
-
-@given(event_sequences(configs=SHARED_INSTANCE_SAFE, session_timeout_s=45.0))
+@given(event_sequences(session_timeout_s=45.0))
 def test_the_kip848_models_classic_side_ends_where_group_simulator_does(scenario: Scenario) -> None:
-    """Classic members only: both models apply Kafka's rules (down members dropped, racks, each member's protocol,
-    no rebalance for a topic nobody subscribes to), so they end with the same owners at the same generation."""
+    """Classic members only: both models keep their members in the one classic group (_classic.group: own instances,
+    the longest-standing leading, down members dropped, racks, each member's protocol), so they end with the same
+    owners at the same generation."""
     from assignors.consumer_group import ConsumerGroupSimulator
 
     sim = GroupSimulator(scenario.partitions, session_timeout_s=scenario.session_timeout_s)
@@ -582,4 +578,4 @@ def test_the_kip848_models_classic_side_ends_where_group_simulator_does(scenario
     assert {m.split("~")[0]: tuple(sorted(p)) for m, p in sim.owned().items() if p} == {
         h: tuple(sorted(p)) for h, p in model.owned().items() if p
     }
-    assert model.classic.generation == (sim.generation or -1)  # a new classic group: 0 and -1
+    assert model.classic.generation == sim.generation

@@ -284,6 +284,28 @@ t=10 a: restart, back in 5s -[orders-0, orders-1, payments-0, payments-1]
 t=15 a: static member back, no rebalance +[orders-0, orders-1, payments-0, payments-1]
 """,
     ),
+    # Each classic member has its own assignor instances, kept across rebalances, as each Kafka consumer does: d's
+    # fresh StickyAssignor sends no user data before its first assignment (the model used to share one instance per
+    # rebalance, which sent d's empty assignment at generation -1; then c kept t0-0 and t0-1, d took t0-2).
+    "each_classic_member_has_its_own_assignor_instances": (
+        [
+            Join(0, "b", ("t0", "t2"), ("sticky",)),
+            Join(30, "c", ("t0",), ("sticky",)),
+            Join(30, "d", ("t0",), ("sticky",)),
+        ],
+        {"t0": 3, "t2": 4},
+        """\
+t=0 b: classic generation 1 (b joined) +[t0-0, t0-1, t0-2, t2-0, t2-1, t2-2, t2-3]
+t=30 b: classic generation 2 (c joined) -[t0-0, t0-1, t0-2, t2-0, t2-1, t2-2, t2-3]
+t=30 b: classic generation 2 (c joined) +[t2-0, t2-1, t2-2, t2-3]
+t=30 c: classic generation 2 (c joined) +[t0-0, t0-1, t0-2]
+t=30 b: classic generation 3 (d joined) -[t2-0, t2-1, t2-2, t2-3]
+t=30 c: classic generation 3 (d joined) -[t0-0, t0-1, t0-2]
+t=30 b: classic generation 3 (d joined) +[t2-0, t2-1, t2-2, t2-3]
+t=30 c: classic generation 3 (d joined) +[t0-1, t0-2]
+t=30 d: classic generation 3 (d joined) +[t0-0]
+""",
+    ),
 }
 
 

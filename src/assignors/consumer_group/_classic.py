@@ -1,159 +1,134 @@
-"""The classic side of a group that upgrades to (or downgrades from) the consumer protocol."""
+"""The classic side of a group that upgrades to (or downgrades from) the consumer protocol.
+
+Its members are :mod:`assignors._classic.group`'s, the one classic group model that
+:class:`~assignors.rebalance.GroupSimulator` keeps too: each member with its own assignor instances, kept across
+rebalances, the longest-standing member leading, each member on its own protocol and rack, members that are down
+dropped by the next rebalance. Here are the steps :class:`~assignors.consumer_group.ConsumerGroupSimulator` takes on
+it, keyed by its clients' handles.
+"""
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from assignors._builtin.registry import get_assignor
-from assignors._classic.rounds import RoundMember, run_rounds
+from assignors._classic.group import ClassicGroup, GroupMember, member_assignors
 from assignors._classic.rules import choose_protocol
-from assignors._core.model import DEFAULT_GENERATION, RebalanceProtocol
+from assignors._core.model import Assignment, RebalanceProtocol, TopicPartition
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
 
-    from assignors._core.interface import ConsumerPartitionAssignor
-    from assignors._core.model import Cluster, MemberId, TopicPartition
+    from assignors._classic.events import AssignorSpec
+    from assignors._core.model import MemberId
 
-__all__ = ["ClassicGroup", "ClassicMember", "classic_protocol"]
+__all__ = [
+    "ClassicGroup",
+    "GroupMember",
+    "RoundChanges",
+    "adopt",
+    "classic_protocol",
+    "current",
+    "join",
+    "rebalance",
+    "stop",
+]
+
+RoundChanges = tuple[int, dict[str, tuple[TopicPartition, ...]], dict[str, tuple[TopicPartition, ...]]]
+"""One round: the generation it created, what each member (by handle) revoked and what it gained, in member-id
+order."""
 
 
-def _instance(spec: str | ConsumerPartitionAssignor) -> ConsumerPartitionAssignor:
-    return get_assignor(spec) if isinstance(spec, str) else copy.deepcopy(spec)
+def _instance(spec: AssignorSpec) -> AssignorSpec:
+    """A name as it is, a copy of an object: the model never changes a caller's assignor objects."""
+    return spec if isinstance(spec, str) else copy.deepcopy(spec)
 
 
-def _name(spec: str | ConsumerPartitionAssignor) -> str:
-    return spec if isinstance(spec, str) else spec.name
-
-
-def classic_protocol(specs: Iterable[str | ConsumerPartitionAssignor]) -> RebalanceProtocol:
+def classic_protocol(specs: Iterable[AssignorSpec]) -> RebalanceProtocol:
     """The rebalance protocol of a classic member configured with ``specs`` (the highest all of them support)."""
-    return choose_protocol([_instance(s) for s in specs])
+    return choose_protocol([get_assignor(s) if isinstance(s, str) else s for s in specs])
 
 
-@dataclass(slots=True)
-class ClassicMember:
-    """A member of a classic group: its configuration and what its last rebalance gave it (at ``generation``)."""
+def join(  # noqa: PLR0913 - a member's configuration
+    group: ClassicGroup,
+    member_id: MemberId,
+    handle: str,
+    topics: Iterable[str],
+    specs: Iterable[AssignorSpec],
+    *,
+    instance_id: str | None,
+    rack: str | None,
+) -> GroupMember | None:
+    """A classic member's process joins: a new member, or a static member's new process under a new member id.
 
-    member_id: MemberId
-    handle: str
-    topics: tuple[str, ...]
-    instance_id: str | None
-    specs: tuple[str | ConsumerPartitionAssignor, ...]
-    rack: str | None = None
-    assignment: frozenset[TopicPartition] = frozenset()
-    generation: int = DEFAULT_GENERATION
+    Returns the member when it is a static member back within its session timeout (still in the group, down) with
+    the same configuration: its new process keeps its assignment, which the coordinator hands to its fresh assignor
+    instances, and the group does not rebalance (KIP-345). None: it joined as a new member (replacing the old one of
+    its handle or instance id), and the group must rebalance.
+    """
+    topics, specs = tuple(topics), tuple(_instance(s) for s in specs)
+    old = group.members.get(handle)
+    if old is None and instance_id is not None:
+        old = next((m for m in group.ordered() if m.instance_id == instance_id), None)
+    group.away.pop(handle, None)  # a new process under the old name: the old one never comes back
+    if old is not None and old.down is not None and instance_id is not None and old.instance_id == instance_id:
+        assignors = member_assignors(handle, specs)
+        if (tuple(assignors), tuple(sorted(set(topics)))) == (old.names, old.topics):
+            old.down, old.member_id, old.specs, old.assignors = None, member_id, specs, assignors
+            if group.selected is not None and group.selected in assignors:
+                assignors[group.selected].on_assignment(Assignment(old.owned), old.generation)
+            return old
+    if old is not None:
+        del group.members[old.handle]
+    group.members[handle] = group.new_member(
+        handle, topics, specs, instance_id=instance_id, rack=rack, member_id=member_id
+    )
+    return None
 
 
-@dataclass(slots=True)
-class ClassicGroup:
-    """A classic group: its generation and members; each change is one whole rebalance (JoinGroup/SyncGroup rounds)."""
-
-    generation: int = -1
-    members: dict[MemberId, ClassicMember] = field(default_factory=dict)
-
-    def add(  # noqa: PLR0913 - a member's configuration
-        self,
-        member_id: MemberId,
-        handle: str,
-        topics: Iterable[str],
-        instance_id: str | None,
-        specs: Iterable[str | ConsumerPartitionAssignor],
-        *,
-        rack: str | None = None,
-        assignment: frozenset[TopicPartition] = frozenset(),
-        generation: int = DEFAULT_GENERATION,
-    ) -> None:
-        """Add a member: a new one (nothing yet, at generation -1), or one that kept its ``assignment``."""
-        self.members[member_id] = ClassicMember(
-            member_id, handle, tuple(sorted(set(topics))), instance_id, tuple(specs), rack, assignment, generation
+def rebalance(group: ClassicGroup) -> tuple[list[str], list[RoundChanges]]:
+    """One rebalance of ``group``: the handles of the members dropped because they were down, and each round."""
+    dropped, rounds = group.rebalance()
+    handles = {m.member_id: m.handle for m in group.members.values()}
+    return [m.handle for m in dropped], [
+        (
+            r.generation,
+            {handles[m]: p for m, p in sorted(r.revoked.items()) if p},
+            {handles[m]: p for m, p in sorted(r.added.items()) if p},
         )
+        for r in rounds
+    ]
 
-    def drop(self, running: Callable[[ClassicMember], bool]) -> list[ClassicMember]:
-        """Remove the members that are not ``running`` (in member-id order) and return them.
 
-        A member that is down (crashed, or static and restarting) cannot rejoin: Kafka's group coordinator removes
-        a member that has not rejoined when the join phase ends, so the rebalance goes on without it and its
-        partitions are free for the others.
-        """
-        return [self.members.pop(m) for m in sorted(self.members) if not running(self.members[m])]
+def current(group: ClassicGroup, handle: str, member_id: MemberId) -> GroupMember | None:
+    """The process ``member_id`` of ``handle`` as a member of ``group`` (None: not in it, or an older process)."""
+    member = group.members.get(handle)
+    return member if member is not None and member.member_id == member_id else None
 
-    def static(self, instance_id: str) -> ClassicMember | None:
-        return next((m for m in self.members.values() if m.instance_id == instance_id), None)
 
-    def join(  # noqa: PLR0913 - a member's configuration
-        self,
-        member_id: MemberId,
-        handle: str,
-        topics: Iterable[str],
-        instance_id: str | None,
-        specs: Iterable[str | ConsumerPartitionAssignor],
-        *,
-        rack: str | None = None,
-    ) -> ClassicMember | None:
-        """A member joins (or a static member comes back under a new member id, replacing its old one).
+def stop(group: ClassicGroup, handle: str, member_id: MemberId, token: int) -> None:
+    """A member's process stops without leaving (a crash, a static member's restart): it stays in the group until
+    its session timeout, unless a rebalance comes first, which drops it (it cannot rejoin)."""
+    member = current(group, handle, member_id)
+    if member is not None:
+        member.down = token
 
-        Returns it when it is a static member back within its session timeout with the same configuration: it keeps
-        its assignment and the group does not rebalance (KIP-345). None: the group must rebalance.
-        """
-        back = self.members.get(member_id)
-        if back is None and instance_id is not None:
-            back = self.static(instance_id)
-        if back is not None:
-            self.members.pop(back.member_id)
-        self.add(member_id, handle, topics, instance_id, specs, rack=rack)
-        joined = self.members[member_id]
-        if back is None or (back.topics, back.specs) != (joined.topics, joined.specs):  # topics: sorted, as a set
-            return None
-        joined.assignment, joined.generation = back.assignment, back.generation
-        return joined
 
-    def rebalance(
-        self, cluster: Cluster
-    ) -> list[tuple[int, dict[MemberId, tuple[TopicPartition, ...]], dict[MemberId, tuple[TopicPartition, ...]]]]:
-        """Rebalance with the coordinator's choice of assignor; per round: the generation, what was revoked and gained.
-
-        As Kafka's ``ConsumerCoordinator``: each member runs its own rebalance protocol (the highest all its assignors
-        support: a COOPERATIVE member keeps its partitions beside an EAGER one) and sends its ``client.rack``
-        (KIP-881). The leader is the first member in member-id order; one fresh instance per assignor name stands for
-        every member's own (told each member's last assignment before it writes that member's user data).
-        """
-        if not self.members:
-            return []
-        order = sorted(self.members)
-        shared: dict[str, ConsumerPartitionAssignor] = {}
-        for m in order:
-            for spec in self.members[m].specs:
-                if _name(spec) not in shared:
-                    shared[_name(spec)] = _instance(spec)
-        members: list[RoundMember] = []
-        for m in order:
-            member = self.members[m]
-            assignors = {_name(s): shared[_name(s)] for s in member.specs}
-            members.append(
-                RoundMember(
-                    member_id=m,
-                    topics=member.topics,
-                    assignors=assignors,
-                    protocol=choose_protocol(assignors.values()),
-                    owned=tuple(sorted(member.assignment)),
-                    generation=member.generation,
-                    rack=member.rack,
-                    instance_id=member.instance_id,
-                )
-            )
-        rounds = run_rounds(members, cluster, self.generation, wire=False, shared_instance=True)
-        for r in members:
-            self.members[r.member_id].assignment = frozenset(r.owned)
-            self.members[r.member_id].generation = r.generation
-        self.generation = rounds[-1].generation
-        return [
-            (
-                r.generation,
-                {m: p for m, p in sorted(r.revoked.items()) if p},
-                {m: p for m, p in sorted(r.added.items()) if p},
-            )
-            for r in rounds
-        ]
+def adopt(  # noqa: PLR0913 - a member's configuration and state
+    group: ClassicGroup,
+    member_id: MemberId,
+    handle: str,
+    topics: Iterable[str],
+    specs: Iterable[AssignorSpec],
+    *,
+    instance_id: str | None,
+    rack: str | None,
+    owned: Iterable[TopicPartition],
+    down: int | None,
+) -> None:
+    """A member of a consumer group converted back to classic: it owns ``owned`` at the group's generation; one
+    that is ``down`` (its token) is dropped by the rebalance that follows (convertToClassicGroup)."""
+    join(group, member_id, handle, topics, specs, instance_id=instance_id, rack=rack)
+    member = group.members[handle]
+    member.owned, member.generation, member.down = tuple(sorted(owned)), group.generation, down

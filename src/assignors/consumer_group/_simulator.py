@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from assignors._classic.events import AddPartitions, Crash, Event, Join, Leave, Restart, Subscribe
 from assignors._core.errors import SimulationError
 from assignors._core.model import Cluster, TopicPartition
-from assignors.consumer_group._classic import ClassicGroup, ClassicMember
+from assignors.consumer_group import _classic
+from assignors.consumer_group._classic import ClassicGroup
 from assignors.consumer_group._client import Client, ScenarioLike, describe
 from assignors.consumer_group._common import ServerAssignor
 from assignors.consumer_group._coordinator import Coordinator, MemberRecord
@@ -62,7 +63,7 @@ class ConsumerGroupSimulator:
         self.classic_heartbeat_interval_s = classic_heartbeat_interval_s
         self.clients: dict[str, Client] = {}
         self.coordinator: Coordinator | None = None
-        self.classic = ClassicGroup()
+        self.classic = ClassicGroup(cluster)
         self.timeline = ConsumerTimeline()
         self.now = 0.0
         self._queue: list[tuple[float, int, str, str, int]] = []
@@ -147,10 +148,9 @@ class ConsumerGroupSimulator:
     def _convert_to_consumer(self) -> None:
         """Online upgrade: the classic group's generation and last assignment become the epoch and the target."""
         coordinator = Coordinator(self.partitions, group_epoch=max(self.classic.generation, 0))
-        for member_id, member in sorted(self.classic.members.items()):
-            state = MemberAssignmentState(
-                MemberState.STABLE, coordinator.group_epoch, coordinator.group_epoch, member.assignment
-            )
+        for member in sorted(self.classic.members.values(), key=lambda m: m.member_id):
+            member_id, epoch = member.member_id, coordinator.group_epoch
+            state = MemberAssignmentState(MemberState.STABLE, epoch, epoch, frozenset(member.owned))
             client = self.clients[member.handle]
             down = not client.up or client.member_id != member_id  # away, or back under a new member id
             coordinator.adopt(
@@ -163,7 +163,7 @@ class ConsumerGroupSimulator:
             else:
                 self._seen[member_id] = self.now
                 self._schedule(self.now + self.classic_heartbeat_interval_s, "heartbeat", client.handle, client.token)
-        self.classic = ClassicGroup()
+        self.classic = ClassicGroup(self._cluster())
         self.coordinator = coordinator
         self._record(None, f"converted to a consumer group at epoch {coordinator.group_epoch}", settling=True)
 
@@ -173,22 +173,22 @@ class ConsumerGroupSimulator:
             return
         if not coordinator.members:
             self.coordinator = None
-            self.classic = ClassicGroup(generation=coordinator.group_epoch)
+            self.classic = ClassicGroup(self._cluster(), generation=coordinator.group_epoch)
             self._record(None, "empty")
             return
         if any(not r.classic for r in coordinator.members.values()):
             return
         self.coordinator = None
-        self.classic = ClassicGroup(generation=coordinator.group_epoch)
+        self.classic = ClassicGroup(self._cluster(), generation=coordinator.group_epoch)
         for client in self.clients.values():
             if client.up:
                 client.token += 1  # their heartbeat schedule ends; classic rebalances take over
         for record in coordinator.members.values():
             client = next(c for c in self.clients.values() if c.member_id == record.member_id)
-            specs, generation = client.joined_specs, self.classic.generation
-            self.classic.add(
-                record.member_id, client.handle, record.topics, record.instance_id, specs, rack=client.rack,
-                assignment=client.owned, generation=generation,
+            _classic.adopt(
+                self.classic, record.member_id, client.handle, record.topics, client.joined_specs,
+                instance_id=record.instance_id, rack=client.rack, owned=client.owned,
+                down=None if client.up else client.restarts,
             )  # fmt: skip
             if not client.up:
                 self._watch(record.member_id, client)
@@ -222,7 +222,7 @@ class ConsumerGroupSimulator:
             return
         if self.coordinator is None:
             self.coordinator = Coordinator(self.partitions, group_epoch=max(self.classic.generation, 0))
-            self.classic = ClassicGroup()
+            self.classic = ClassicGroup(self._cluster())
         spec = client.specs[0] if consumer and client.specs else None
         if isinstance(spec, ServerAssignor) and assignor is not None:
             self.coordinator.configured[assignor] = spec  # e.g. UniformAssignor(stable_extras=False)
@@ -235,11 +235,12 @@ class ConsumerGroupSimulator:
         self._schedule(self.now, "heartbeat", client.handle, client.token)
 
     def _classic_join(self, client: Client) -> None:
-        kept = self.classic.join(
-            client.member_id, client.handle, client.topics, client.instance_id, client.specs, rack=client.rack
-        )
+        kept = _classic.join(
+            self.classic, client.member_id, client.handle, client.topics, client.specs,
+            instance_id=client.instance_id, rack=client.rack,
+        )  # fmt: skip
         if kept is not None:
-            self._set_owned(client, kept.assignment, "static member back, no rebalance")
+            self._set_owned(client, frozenset(kept.owned), "static member back, no rebalance")
         else:
             self._classic_rebalance(f"{client.handle} joined")
 
@@ -257,9 +258,11 @@ class ConsumerGroupSimulator:
             else:
                 self._maybe_convert_back()
         elif not keep_place:
-            self.classic.members.pop(client.member_id, None)
+            if _classic.current(self.classic, client.handle, client.member_id) is not None:
+                self.classic.remove(client.handle)
             self._classic_rebalance(f"{client.handle} left")
         else:
+            _classic.stop(self.classic, client.handle, client.member_id, client.restarts)
             self._schedule(self.now + self.session_timeout_s, "expire", client.member_id, self._expiry(client))
 
     def _crash(self, client: Client) -> None:
@@ -269,6 +272,7 @@ class ConsumerGroupSimulator:
         self._set_owned(client, frozenset(), "crashed")
         if self.coordinator is None:  # a classic group hears from its members until now
             self._seen[client.member_id] = self.now
+            _classic.stop(self.classic, client.handle, client.member_id, client.restarts)
         seen = self._seen.get(client.member_id, self.now)
         self._schedule(seen + self.session_timeout_s, "expire", client.member_id, self._expiry(client))
 
@@ -297,12 +301,13 @@ class ConsumerGroupSimulator:
             self.coordinator.subscribe(client.member_id, client.topics)
             self._record(client, f"subscribed to {list(client.topics)}; group epoch {self.coordinator.group_epoch}")
         else:
-            self.classic.members[client.member_id].topics = client.topics
+            self.classic.members[client.handle].topics = client.topics
             self._classic_rebalance(f"{handle} subscribed to {list(client.topics)}")
 
     def _add_partitions(self, topic: str, count: int) -> None:
         grows = count != self.partitions.get(topic, 0)
         self.partitions[topic] = count
+        self.classic.cluster = self._cluster()
         if self.coordinator is not None:
             self.coordinator.set_partitions(topic, count)
             self._record(None, f"{topic} has {count} partitions; group epoch {self.coordinator.group_epoch}")
@@ -349,24 +354,23 @@ class ConsumerGroupSimulator:
             self.coordinator.remove(member_id)
             self._record(client, f"fenced: session timeout; group epoch {self.coordinator.group_epoch}")
             self._maybe_convert_back()
-        elif self.coordinator is None and member_id in self.classic.members and not client.up:
-            self.classic.members.pop(member_id)
+        elif self.coordinator is None and _classic.current(self.classic, client.handle, member_id) and not client.up:
+            self.classic.remove(client.handle)
             self._classic_rebalance(f"{client.handle} timed out")
 
     def _classic_rebalance(self, cause: str) -> None:
-        dropped = self.classic.drop(self._running)  # down members cannot rejoin (as GroupSimulator's)
+        dropped, rounds = _classic.rebalance(self.classic)  # members that are down cannot rejoin
         if dropped:
-            cause += f"; {', '.join(m.handle for m in dropped)} down, dropped from the group"
-        if not self.classic.members:
+            cause += f"; {', '.join(dropped)} down, dropped from the group"
+        if not rounds:
             self._record(None, f"empty ({cause})")
             return
-        cluster = Cluster(self.partitions, partition_racks=self._partition_racks)
-        for generation, revoked, added in self.classic.rebalance(cluster):
+        for generation, revoked, added in rounds:
             text = f"classic generation {generation} ({cause})"
             recorded = len(self.timeline.instants)
             for changes, gives_up in ((revoked, True), (added, False)):  # revocations come first in a round
-                for member_id, partitions in changes.items():
-                    client = self.clients[self.classic.members[member_id].handle]
+                for handle, partitions in changes.items():
+                    client = self.clients[handle]
                     if not client.up:
                         continue  # a static member away within its session timeout keeps its assignment
                     if gives_up:
@@ -381,10 +385,8 @@ class ConsumerGroupSimulator:
                 # before the rebalance (the leave, the crash, "converted back"), as the group was then.
                 self._record(None, text)
 
-    def _running(self, member: ClassicMember) -> bool:
-        """The classic member's process is up under its member id (else it cannot rejoin a rebalance)."""
-        client = self.clients[member.handle]
-        return client.up and client.member_id == member.member_id
+    def _cluster(self) -> Cluster:
+        return Cluster(self.partitions, partition_racks=self._partition_racks)
 
     # --- recording --------------------------------------------------------------------
 
@@ -431,7 +433,8 @@ class ConsumerGroupSimulator:
         """Every member is up and consumes exactly its reconciled assignment, and no target is pending."""
         coordinator = self.coordinator
         if coordinator is None:
-            return all(c.up and c.owned == self.classic.members[c.member_id].assignment for c in self._members())
+            members = self.classic.members
+            return all(c.up and c.owned == frozenset(members[c.handle].owned) for c in self._members())
         return coordinator.stable() and all(
             c.up and c.owned == coordinator.members[c.member_id].reconciliation.assigned for c in self._members()
         )
@@ -442,7 +445,8 @@ class ConsumerGroupSimulator:
         return tuple(tp for tp in self.subscribed_partitions() if tp not in held)
 
     def _members(self) -> list[Client]:
-        ids = set(self.coordinator.members) if self.coordinator is not None else set(self.classic.members)
+        group = self.coordinator.members.values() if self.coordinator is not None else self.classic.members.values()
+        ids = {m.member_id for m in group}
         return [c for c in self.clients.values() if c.member_id in ids]
 
     def subscribed_partitions(self) -> list[TopicPartition]:
