@@ -291,7 +291,7 @@ class ConsumerGroupSimulator:
         client.restarts += 1
         client.up = True
         client.token += 1
-        client.member_id = f"{handle}#{client.restarts}"
+        client.member_id = f"{handle}~{client.restarts + 1}"  # its n-th process, as GroupSimulator names it
         self._join(handle, client.topics, client.specs, client.instance_id, client=client)
 
     def _subscribe(self, handle: str, topics: Iterable[str]) -> None:
