@@ -258,7 +258,7 @@ class ConsumerGroupSimulator:
             else:
                 self._maybe_convert_back()
         elif not keep_place:
-            if _classic.current(self.classic, client.handle, client.member_id) is not None:
+            if self._in_classic_group(client.handle, client.member_id):
                 self.classic.remove(client.handle)
             self._classic_rebalance(f"{client.handle} left")
         else:
@@ -354,7 +354,7 @@ class ConsumerGroupSimulator:
             self.coordinator.remove(member_id)
             self._record(client, f"fenced: session timeout; group epoch {self.coordinator.group_epoch}")
             self._maybe_convert_back()
-        elif self.coordinator is None and _classic.current(self.classic, client.handle, member_id) and not client.up:
+        elif self.coordinator is None and not client.up and self._in_classic_group(client.handle, member_id):
             self.classic.remove(client.handle)
             self._classic_rebalance(f"{client.handle} timed out")
 
@@ -387,6 +387,10 @@ class ConsumerGroupSimulator:
 
     def _cluster(self) -> Cluster:
         return Cluster(self.partitions, partition_racks=self._partition_racks)
+
+    def _in_classic_group(self, handle: str, member_id: str) -> bool:
+        """The process ``member_id`` is still a member of the classic group (not dropped by a rebalance meanwhile)."""
+        return _classic.current(self.classic, handle, member_id) is not None
 
     # --- recording --------------------------------------------------------------------
 
