@@ -28,7 +28,11 @@ def open_sockets_to(port: int) -> list[socket.socket]:
     """The Python sockets still open and connected to ``port`` on loopback (librdkafka's are not Python objects)."""
     found = []
     for candidate in gc.get_objects():
-        if isinstance(candidate, socket.socket) and candidate.fileno() != -1 and candidate.family == socket.AF_INET:
+        # type(), not isinstance(): isinstance reads __class__, which a weakref.proxy whose referent is gone (as
+        # kafka-python 3's WakeupNotifier keeps to its closed client) answers with ReferenceError
+        if not issubclass(type(candidate), socket.socket):
+            continue
+        if candidate.fileno() != -1 and candidate.family == socket.AF_INET:
             try:
                 peer = candidate.getpeername()
             except OSError:  # not connected
