@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from helpers.spark_processes import start_connect_server
+from helpers.spark_processes import TEST_JVM_OPTIONS, start_connect_server
 
 pytest.importorskip("pyspark", reason="needs the spark extra")
 pytest.importorskip("pandas", reason="needs the spark extra")
@@ -27,7 +27,9 @@ def spark() -> Iterator[SparkSession]:
     """One local Spark session per test process (the Spark tests in tests/spark/)."""
     from spark_udfs.session import get_session
 
-    session = get_session("local[2]", app_name="assignors-tests")
+    with pytest.MonkeyPatch.context() as patch:  # for the JVM pyspark starts now, through spark-submit
+        patch.setenv("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
+        session = get_session("local[2]", app_name="assignors-tests")
     yield session
     session.stop()
 
