@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,10 @@ from assignors._core.snapshot import parse_snapshot
 from assignors.consumer_group import server_assignor
 
 EXECUTABLE = Path(sys.executable).with_name("assignors")
+COLLECT_MISSING = find_spec("pyarrow") is None  # collect writes Parquet: the `collect` extra
+SPARK_MISSING = find_spec("pyspark") is None  # evaluate: the `spark` extra
+needs_collect = pytest.mark.skipif(COLLECT_MISSING, reason="needs the collect extra (pyarrow)")
+needs_spark = pytest.mark.skipif(SPARK_MISSING, reason="needs the spark extra (pyspark)")
 DUMP_LOG_KEY = 'key: {"type":"2","data":{"group":"group"}}'
 DUMP_LOG_PAYLOAD = (
     'payload: {"version":"4","data":{"protocolType":"consumer","generation":10,"protocol":"range","leader":"member",'
@@ -216,6 +221,7 @@ def test_assign_json_lists_are_sorted(tmp_path: Path) -> None:
 # --- collect --from-dump ------------------------------------------------------------------------
 
 
+@needs_collect
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -267,6 +273,7 @@ def test_a_dump_without_group_metadata_is_an_error_and_writes_nothing(
     assert not out.exists()
 
 
+@needs_collect
 def test_a_partial_dump_prints_what_it_read_and_what_it_skipped(tmp_path: Path) -> None:
     dump = write(
         tmp_path / "dump.txt", f"{GOOD_LINE}\n| offset: 2 key: {{oops}} payload: <DELETE>\n{OFFSET_COMMIT_LINE}\n"
@@ -282,12 +289,34 @@ def test_a_partial_dump_prints_what_it_read_and_what_it_skipped(tmp_path: Path) 
     assert sorted(p.name for p in out.iterdir()) == ["actual", "membership", "topics"]
 
 
+@needs_collect
 def test_collect_out_that_is_a_file_is_refused(tmp_path: Path) -> None:
     dump = write(tmp_path / "dump.txt", f"{GOOD_LINE}\n")
     afile = write(tmp_path / "afile", "x")
     status, printed, err = cli("collect", "--from-dump", str(dump), "--out", str(afile))
     assert (status, printed) == (2, "")
     assert err == f"assignors collect: error: --out {afile}: is a file, not a directory\n"
+
+
+INSTALL = "pip install 'assignors"
+
+
+def test_without_its_extra_a_command_names_the_extra_to_install(tmp_path: Path) -> None:
+    """Without the `collect` or `spark` extra (here hidden: importing pyarrow or pyspark fails, as where they are
+    not installed), collect and evaluate say which extra to install, in one line, and write nothing."""
+    hidden = tmp_path / "hidden"
+    for name in ("pyarrow", "pyspark"):
+        (hidden / name).mkdir(parents=True)
+        write(hidden / name / "__init__.py", f"raise ImportError('no {name} here', name={name!r})\n")
+    without = {"PYTHONPATH": str(hidden)}
+    dump = write(tmp_path / "dump.txt", f"{GOOD_LINE}\n")
+    collect = ("collect", "--from-dump", str(dump), "--out", str(tmp_path / "collected"))
+    evaluate = ("evaluate", "--membership", "m.csv", "--topics", "t.csv", "--out", str(tmp_path / "evaluated"))
+    collect_says = "assignors collect needs the collect extra (pyarrow is not installed)"
+    assert cli(*collect, env=without) == (2, "", f"assignors collect: error: {collect_says}: {INSTALL}[collect]'\n")
+    evaluate_says = "this command needs the spark extra (pyspark is not installed)"
+    assert cli(*evaluate, env=without) == (2, "", f"assignors evaluate: error: {evaluate_says}: {INSTALL}[spark]'\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dump.txt", "hidden"]
 
 
 # --- evaluate and demo: refused before Spark starts -------------------------------------------------
@@ -303,6 +332,7 @@ def test_demo_counts_below_one_are_usage_errors(tmp_path: Path, option: str, val
     assert not (tmp_path / "demo").exists()
 
 
+@needs_spark
 def test_evaluate_out_that_is_a_file_or_under_one_is_refused(tmp_path: Path) -> None:
     afile = write(tmp_path / "afile", "x")
     for out, why in ((afile, ""), (afile / "sub", f" ({afile} is a file)")):
@@ -313,6 +343,7 @@ def test_evaluate_out_that_is_a_file_or_under_one_is_refused(tmp_path: Path) -> 
         assert err == f"assignors evaluate: error: --out {out}: not a directory{why}\n"
 
 
+@needs_spark
 def test_evaluate_refuses_to_replace_an_evaluation(tmp_path: Path) -> None:
     (tmp_path / "out" / "evaluation").mkdir(parents=True)
     status, printed, err = cli(
