@@ -43,8 +43,8 @@ class WeightHistory:
 
     def __init__(self, rows: Iterable[tuple[str | None, int | None, float | None, dt.datetime | None]]) -> None:
         by_key: dict[tuple[str, int | None], list[tuple[int, Any, float]]] = {}
-        for index, (topic, partition, weight, valid_from) in enumerate(rows):
-            where = f"weights row {index} (topic {topic!r}, partition {partition!r})"
+        for number, (topic, partition, weight, valid_from) in enumerate(rows, start=1):
+            where = f"weights row {number} (topic {topic!r}, partition {partition!r})"
             if is_missing(topic) or not topic:
                 msg = f"{where}: topic is null or empty"
                 raise InvalidWeightError(msg)

@@ -28,6 +28,7 @@ from spark_udfs.schemas import (
     TOPICS_COLUMNS,
     check_schema,
     ddl,
+    with_optional_columns,
 )
 from spark_udfs.validation import bad_values
 
@@ -96,6 +97,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     Args:
         membership: ``group_id, snapshot_ts, member_id, topics, group_instance_id, rack_id``.
         topics: ``topic, partitions, valid_from`` (small: collected and shipped to the workers).
+            ``group_instance_id``, ``rack_id`` and ``valid_from`` may be left out: null.
         strategies: strategy names, in output order; by default ``ALL_STRATEGIES``, as ``assignors evaluate``:
             the classic four, and KIP-848's ``uniform`` and ``consumer-range`` (protocol ``CONSUMER``).
         detail: also return the per-member assignments.
@@ -120,6 +122,8 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     A membership or topics value that did not parse (a CSV typo, see :mod:`spark_udfs.validation`)
     is its group's ``error`` (a topics row: the error of each group subscribing to the topic).
     """
+    membership = with_optional_columns(membership, MEMBERSHIP_COLUMNS)
+    topics = with_optional_columns(topics, TOPICS_COLUMNS)
     check_schema(membership, MEMBERSHIP_COLUMNS, "membership")
     check_schema(topics, TOPICS_COLUMNS, "topics")
     names = tuple(strategies)
@@ -129,6 +133,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     pause_partition_seconds("EAGER", moved=0, survivors_owned=0, **asdict(timing))  # fail fast on bad durations
     table = None
     if weights is not None:
+        weights = with_optional_columns(weights, WEIGHTS_COLUMNS)
         check_schema(weights, WEIGHTS_COLUMNS, "weights")
         bad_weights = bad_values(weights, WEIGHTS_COLUMNS, "weights", "topic")
         if bad_weights:

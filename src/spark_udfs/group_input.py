@@ -121,9 +121,9 @@ def group_snapshots(rows: Sequence[MemberRow], history: TopicHistory) -> list[Sn
         GroupDataError: naming the snapshot, member or topic at fault.
     """
     by_ts: dict[Any, list[MemberRow]] = {}
-    for index, row in enumerate(rows):
+    for row in rows:
         if is_missing(row.snapshot_ts):
-            msg = f"row {index}: snapshot_ts is null (member_id={row.member_id!r})"
+            msg = f"a member row has a null snapshot_ts (member_id={row.member_id!r})"
             raise GroupDataError(msg)
         by_ts.setdefault(row.snapshot_ts, []).append(row)
     snapshots: list[Snapshot] = []

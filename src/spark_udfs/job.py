@@ -16,7 +16,7 @@ from spark_udfs.costs import WEIGHTS_COLUMNS
 from spark_udfs.ranking import DEFAULT_RANK_BY
 from spark_udfs.replay import ALL_STRATEGIES, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
-from spark_udfs.schemas import OPTIONAL_CSV_COLUMNS, SchemaError, csv_columns
+from spark_udfs.schemas import OPTIONAL_CSV_COLUMNS, SchemaError, csv_columns, with_optional_columns
 from spark_udfs.session import is_connect
 from spark_udfs.udfs import evaluate_history
 
@@ -62,9 +62,9 @@ def _is_csv(path: str) -> bool:
 def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]]) -> DataFrame:
     """Read Parquet (a file or a directory) or CSV with a header, from any path or URI Spark reads.
 
-    In CSV, an ``array<string>`` column holds its items separated by ``;`` (empty: none),
-    timestamps are ISO 8601, and only ``group_instance_id``, ``rack_id`` and ``valid_from`` may
-    be left out (null). Parquet is read as it is. Either way the schema is checked later. A CSV
+    In CSV, an ``array<string>`` column holds its items separated by ``;`` (empty: none) and
+    timestamps are ISO 8601; Parquet is read as it is. Either way only ``group_instance_id``,
+    ``rack_id`` and ``valid_from`` may be left out (null), and the schema is checked later. A CSV
     value that does not parse is null, and its text is kept for the evaluation to name it
     (:mod:`spark_udfs.validation`): one typo never stops the job.
 
@@ -90,7 +90,7 @@ def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]
         _check_parquet_files(path, local)
     try:
         if not csv:
-            frame = spark.read.parquet(path)
+            frame = with_optional_columns(spark.read.parquet(path), columns)
         else:
             raw = spark.read.option("header", "true").csv(path)
             checks = csv_checks(raw.columns, columns)

@@ -30,6 +30,7 @@ from spark_udfs.replay import (
     member_rows,
     rows_to_frame,
 )
+from spark_udfs.schemas import with_optional_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -230,8 +231,9 @@ def evaluate_actual(
     ``cogroup().applyInPandas`` per output (Spark Connect safe); a group that fails gets an
     error row in the evaluation and a self-check row that says so (``matched`` false).
     """
+    topics = with_optional_columns(topics, TOPICS_COLUMNS)
     history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
-    members = membership.select(*(name for name, _ in MEMBERSHIP_COLUMNS))
+    members = with_optional_columns(membership, MEMBERSHIP_COLUMNS).select(*(name for name, _ in MEMBERSHIP_COLUMNS))
     recorded = actual.select(*(name for name, _ in ACTUAL_COLUMNS))
 
     def evaluation(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:

@@ -21,6 +21,7 @@ __all__ = [
     "ASSIGNMENT_TYPE",
     "DETAIL_COLUMNS",
     "MEMBERSHIP_COLUMNS",
+    "OPTIONAL_COLUMNS",
     "OPTIONAL_CSV_COLUMNS",
     "OUTPUT_COLUMNS",
     "TOPICS_COLUMNS",
@@ -29,6 +30,7 @@ __all__ = [
     "check_schema",
     "csv_columns",
     "ddl",
+    "with_optional_columns",
 ]
 
 MEMBERSHIP_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -82,8 +84,11 @@ DETAIL_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 # One assignment in a column: the detail column of the output, and the UDFs' argument and result.
 ASSIGNMENT_TYPE = "array<struct<member: string, partitions: array<string>>>"
-# Columns a CSV may leave out (they are null then); every other column must be there.
-OPTIONAL_CSV_COLUMNS = frozenset({"group_instance_id", "rack_id", "valid_from"})
+# Columns an input table may leave out, CSV or Parquet or a DataFrame (they are null then); every other
+# column must be there.
+OPTIONAL_COLUMNS = frozenset({"group_instance_id", "rack_id", "valid_from"})
+OPTIONAL_CSV_COLUMNS = OPTIONAL_COLUMNS
+"""The name :data:`OPTIONAL_COLUMNS` had when only a CSV could leave them out."""
 
 # Narrower types Spark reads for a column, which it widens losslessly.
 _ACCEPTED = {"int": {"int", "bigint"}, "double": {"double", "float", "int", "bigint"}}
@@ -117,11 +122,19 @@ def check_schema(frame: DataFrame, expected: Sequence[tuple[str, str]], table: s
         raise SchemaError(msg)
 
 
+def with_optional_columns(frame: DataFrame, columns: Sequence[tuple[str, str]]) -> DataFrame:
+    """``frame`` with each optional column of ``columns`` (:data:`OPTIONAL_COLUMNS`) it lacks, as a typed null."""
+    present = set(frame.columns)  # one schema request over Spark Connect
+    absent = [(name, kind) for name, kind in columns if name in OPTIONAL_COLUMNS and name not in present]
+    missing = [f"CAST(NULL AS {kind}) AS `{name}`" for name, kind in absent]
+    return frame.selectExpr("*", *missing) if missing else frame
+
+
 def csv_columns(present: Sequence[str], columns: Sequence[tuple[str, str]]) -> list[str]:
     """SQL expressions typing a CSV's string columns as ``columns`` says.
 
     An ``array<string>`` column holds its items separated by ``;`` (empty: none); an absent
-    optional column (``OPTIONAL_CSV_COLUMNS``) is null; an absent required column stays absent,
+    optional column (``OPTIONAL_COLUMNS``) is null; an absent required column stays absent,
     so that :func:`check_schema` reports it. A value that does not cast is null (``try_cast``):
     :func:`spark_udfs.validation.csv_checks` keeps its text to name it.
     """
@@ -129,7 +142,7 @@ def csv_columns(present: Sequence[str], columns: Sequence[tuple[str, str]]) -> l
     for name, kind in columns:
         quoted = f"`{name}`"
         if name not in present:
-            if name in OPTIONAL_CSV_COLUMNS:
+            if name in OPTIONAL_COLUMNS:
                 expressions.append(f"CAST(NULL AS {kind}) AS {quoted}")
             continue
         if kind == "array<string>":

@@ -5,6 +5,7 @@ timestamp, ``'two'`` or ``'3000000000'`` as an int), which would stop the whole 
 stack trace. :func:`csv_checks` types a CSV column with ``try_cast`` instead and keeps, per
 typed column, a ``_bad_<column>`` column holding the raw text of a value that did not parse (or
 breaks the column's rule: a negative partition count, a weight that is not a finite number >= 0),
+per text column one holding a value with bytes that are not UTF-8 (Spark reads each as U+FFFD),
 and ``_source``, the file each row came from. :func:`bad_values` collects the rows that carry one
 (few, on the driver) and finds their line in the file when the file is local, so each message
 names the table, the file and line, the column, the value and what was expected.
@@ -34,7 +35,11 @@ SOURCE_COLUMN = "_source"
 MAX_BAD_ROWS = 10_000
 """At most this many bad rows are collected on the driver (the first of each group is what counts)."""
 
+_REPLACEMENT = "\ufffd"
+_TEXT = {"string", "array<string>"}
 _EXPECTED = {
+    "string": "UTF-8 text (the file's bytes here are not UTF-8: save it as UTF-8)",
+    "array<string>": "UTF-8 text (the file's bytes here are not UTF-8: save it as UTF-8)",
     "timestamp": "a timestamp (ISO 8601, e.g. 2024-05-01T12:00:00Z)",
     "int": f"an integer in 0..{INT32_MAX}",
     "bigint": "an integer",
@@ -57,16 +62,22 @@ def expected(column: str, kind: str) -> str:
 
 
 def csv_checks(present: Sequence[str], columns: Sequence[tuple[str, str]]) -> list[str]:
-    """SQL expressions for the ``_bad_<column>`` of each typed column of a CSV's string columns.
+    """SQL expressions for the ``_bad_<column>`` of each column of a CSV's string columns.
 
     A ``_bad_`` column holds the raw text when the value does not cast (``try_cast`` is null for a
-    non-empty text) or breaks the column's rule; else null.
+    non-empty text) or breaks the column's rule, or, for a text column, when it holds bytes that
+    are not UTF-8 (Spark read them as U+FFFD); else null.
     """
     checks = []
     for name, kind in columns:
-        if name not in present or kind in {"string", "array<string>"}:
+        if name not in present:
             continue
         raw = f"`{name}`"
+        if kind in _TEXT:
+            # Spark decodes a CSV as UTF-8 and turns each byte that is not into U+FFFD: a Latin-1 export
+            # would merge 'café' and 'cafè' into one member silently
+            checks.append(f"CASE WHEN instr({raw}, '{_REPLACEMENT}') > 0 THEN {raw} END AS `{BAD_PREFIX}{name}`")
+            continue
         typed = f"try_cast({raw} AS {kind})"
         bad = f"({raw} IS NOT NULL AND trim({raw}) != '' AND {typed} IS NULL)"
         rule = _RULES.get(name)
@@ -138,7 +149,8 @@ def _with_lines(found: list[BadValue], key: str) -> list[BadValue]:
 
 def _records(path: str) -> Iterator[tuple[int, dict[str, str]]]:
     """``(first line, record)`` of each record of a CSV file with a header."""
-    with open(path, encoding="utf-8", newline="") as handle:  # noqa: PTH123 - plain text reading
+    # errors="replace" decodes bytes that are not UTF-8 as Spark does (U+FFFD), so their line is found too
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:  # noqa: PTH123 - plain text
         reader = csv.reader(handle)
         header = next(reader, None)
         if header is None:

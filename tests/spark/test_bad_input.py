@@ -7,10 +7,12 @@ classic session. Each pins the exit status and the exact message, and that no tr
 
 from __future__ import annotations
 
+import datetime as dt
 import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -19,6 +21,7 @@ from helpers.spark_processes import loopback_env
 EXECUTABLE = Path(sys.executable).with_name("assignors")
 TIMESTAMP = "a timestamp (ISO 8601, e.g. 2024-05-01T12:00:00Z)"
 INT32 = "an integer in 0..2147483647"
+UTF8 = "UTF-8 text (the file's bytes here are not UTF-8: save it as UTF-8)"
 
 GOOD_MEMBERSHIP = """group_id,snapshot_ts,member_id,topics
 g1,2024-05-01T12:00:00Z,a,orders
@@ -248,3 +251,50 @@ def test_a_bad_timestamp_on_a_classic_local_session(tmp_path: Path) -> None:
         f"g3: membership table {path} line 7: column 'snapshot_ts' is '2024-13-45T99:00:00Z', expected {TIMESTAMP}"
     ]
     assert evaluated_groups(out)["g1"] == {None}
+
+
+def test_a_csv_that_is_not_utf8_names_the_value_spark_read_and_its_line(tmp_path: Path, remote: list[str]) -> None:
+    """A Latin-1 export: 'café' and 'cafè' would both read as 'caf\ufffd', one member; the group is refused."""
+    latin1 = GOOD_MEMBERSHIP + "g4,2024-05-01T12:00:00Z,café,audit\ng4,2024-05-01T12:00:00Z,cafè,audit\n"
+    path = tmp_path / "membership.csv"
+    path.write_bytes(latin1.encode("latin-1"))
+    (tmp_path / "topics.csv").write_text(GOOD_TOPICS, encoding="utf-8")
+    done = run(
+        "--membership", str(path), "--topics", str(tmp_path / "topics.csv"), "--out", str(tmp_path / "out"), *remote
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stderr
+    assert errors_listed(done.stdout) == [
+        f"g4: membership table {path} line 8: column 'member_id' is 'caf\ufffd', expected {UTF8}"
+    ]
+    groups = evaluated_groups(tmp_path / "out")
+    assert {g for g, errors in groups.items() if errors == {None}} == {"g1", "g2", "g3"}
+
+
+def test_parquet_values_are_checked_per_group_and_optional_columns_may_be_left_out(
+    tmp_path: Path, remote: list[str]
+) -> None:
+    """pandas/pyarrow write a partition count as int64: 3,000,000,000 is its group's error, not a cast failure;
+    a null member_id likewise; neither table has its optional columns (group_instance_id, rack_id, valid_from)."""
+    noon = dt.datetime(2024, 5, 1, 12, tzinfo=dt.UTC)
+    membership = {
+        "group_id": ["g1", "g1", "g2", "g3"],
+        "snapshot_ts": [noon] * 4,
+        "member_id": ["a", "b", "c", None],
+        "topics": [["orders"], ["orders"], ["payments"], ["audit"]],
+    }
+    topics = {"topic": ["orders", "payments", "audit"], "partitions": [6, 3_000_000_000, 3]}
+    pq.write_table(pa.table(membership), tmp_path / "membership.parquet")
+    pq.write_table(pa.table(topics), tmp_path / "topics.parquet")
+    done = run(
+        "--membership", str(tmp_path / "membership.parquet"), "--topics", str(tmp_path / "topics.parquet"),
+        "--out", str(tmp_path / "out"), *remote,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stderr
+    listed = errors_listed(done.stdout)
+    assert listed[0] == "g2: partition count 3000000000 of topic='payments' must be an integer in 0..2147483647 (INT32)"
+    assert listed[1].startswith("g3: snapshot 2024-05-01 ")
+    assert listed[1].endswith(": a member row has a null or empty member_id")
+    assert len(listed) == 2
+    assert evaluated_groups(tmp_path / "out")["g1"] == {None}

@@ -169,7 +169,7 @@ def test_weights_history_picks_the_latest_row_per_partition() -> None:
 def test_bad_weights_rows_are_refused_naming_the_row(row: tuple[Any, ...], needle: str) -> None:
     with pytest.raises(InvalidWeightError, match=re.escape(needle)) as caught:
         WeightHistory([("ok", None, 1.0, None), row])
-    assert "weights row 1" in str(caught.value)
+    assert "weights row 2 (" in str(caught.value)  # counted from 1, as a person counts rows
 
 
 @pytest.mark.parametrize(
@@ -180,7 +180,7 @@ def test_bad_weights_rows_are_refused_naming_the_row(row: tuple[Any, ...], needl
         ([MemberRow(at(0), "a", ("nope",))], SIX, "topic 'nope', which has no partition count"),
         ([MemberRow(at(0), "a", ("t",)), MemberRow(at(0), "a", ("t",))], SIX, "member 'a' appears twice"),
         ([MemberRow(at(0), "a", ("t",), "i"), MemberRow(at(0), "b", ("t",), "i")], SIX, "'i' is used by two"),
-        ([MemberRow(None, "a", ("t",))], SIX, "snapshot_ts is null"),
+        ([MemberRow(None, "a", ("t",))], SIX, "a member row has a null snapshot_ts (member_id='a')"),
         ([MemberRow(at(0), "a", ("t",))], TopicHistory([("t", -3, None)]), "has -3 partitions"),
         (
             [MemberRow(at(0), "a", ("t",)), MemberRow(at(1), "a", ("t",))],
