@@ -16,6 +16,7 @@ import argparse
 import importlib
 import math
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assignors import AssignorError
@@ -54,8 +55,9 @@ def _session(args: argparse.Namespace) -> SparkSession:
         raise CliError(str(error)) from None
 
 
-def _check_out(out: str) -> None:
-    """Refuse, before Spark starts, an ``--out`` that is a file (or under one) or that already holds an evaluation."""
+def _check_out(out: str, *, replace: bool = False) -> None:
+    """Refuse, before Spark starts, an ``--out`` that is a file (or under one) or, unless ``replace``, that
+    already holds an evaluation."""
     from spark_udfs.job import local_path
 
     local = local_path(out)
@@ -66,9 +68,28 @@ def _check_out(out: str) -> None:
             where = "" if folder == local else f" ({folder} is a file)"
             msg = f"--out {out}: not a directory{where}"
             raise CliError(msg)
-    if (local / "evaluation").exists():
+    if not replace and (local / "evaluation").exists():
         msg = f"{local / 'evaluation'} already holds an evaluation; choose another --out or remove it"
         raise CliError(msg)
+
+
+def _check_report(report: str | None) -> None:
+    """Refuse, before Spark starts, a ``--report`` that is a directory or whose folder cannot be made."""
+    if report is None:
+        return
+    path = Path(report)
+    if path.is_dir():
+        msg = f"--report {report}: is a directory; give the file to write, e.g. {path / 'report.html'}"
+        raise CliError(msg)
+    for folder in path.parents:
+        if folder.exists() and not folder.is_dir():
+            msg = f"--report {report}: {folder} is a file"
+            raise CliError(msg)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        msg = f"--report {report}: cannot make its folder: {error.strerror or error}"
+        raise CliError(msg) from None
 
 
 def _spark_errors(error: Exception) -> CliError:
@@ -85,6 +106,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     from spark_udfs.udfs import SchemaError
 
     _check_out(args.out)
+    _check_report(args.report)
     spark = _session(args)
     try:
         membership = job.read_table(spark, args.membership, MEMBERSHIP_COLUMNS)
@@ -135,6 +157,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     require_spark()
     from spark_udfs import job
 
+    _check_out(args.out, replace=True)  # the demo writes its own sample over the last one
+    _check_report(args.report)
     spark = _session(args)
     print(f"generating a sample history of {args.groups} groups x {args.snapshots} snapshots; evaluating on Spark")
     try:

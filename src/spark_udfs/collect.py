@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from assignors._core.model import INT32_MAX
 from assignors.cli import CliError
 from assignors.offsets_topic import (
     HistoryBuilder,
@@ -82,48 +83,75 @@ def _require(names: Sequence[str]) -> None:
             raise CliError(msg) from None
 
 
-def _parse_time(text: str) -> dt.datetime:
+def _parse_time(text: str, where: str = "--since") -> dt.datetime:
     if re.fullmatch(r"\d{1,16}", text):
         return timestamp_of(int(text))
     try:
         parsed = dt.datetime.fromisoformat(text)
     except ValueError:
-        msg = f"--since {text!r}: expected ISO 8601 (2026-01-31T12:00:00Z) or epoch milliseconds"
+        msg = f"{where} {text!r}: expected ISO 8601 (2026-01-31T12:00:00Z) or epoch milliseconds"
         raise CliError(msg) from None
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=dt.UTC)
 
 
+def _read_option_file(option: str, path: str) -> str:
+    """The text of the file an option names; a one-line :class:`CliError` when it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        msg = f"{option} {path}: cannot read: {error.strerror or error}"
+        raise CliError(msg) from None
+    except UnicodeDecodeError as error:
+        msg = f"{option} {path}: not UTF-8 text ({error.reason} at byte {error.start})"
+        raise CliError(msg) from None
+
+
+def _read_option_json(option: str, path: str) -> object:
+    try:
+        return json.loads(_read_option_file(option, path))
+    except json.JSONDecodeError as error:
+        msg = f"{option} {path}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
+        raise CliError(msg) from None
+
+
+def _partition_count(where: str, topic: object, count: object) -> int:
+    """``count`` when it is a partition count Kafka can hold (0..INT32_MAX), else a :class:`CliError` naming it."""
+    if isinstance(count, str) and count.strip().isdigit():
+        count = int(count)
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= INT32_MAX:
+        msg = f"{where}: topic {topic!r} has count {count!r}, expected an integer in 0..{INT32_MAX}"
+        raise CliError(msg)
+    return count
+
+
 def _read_topic_counts(path: str) -> TopicCounts:
     """``{"topic": count}`` JSON, or CSV with a ``topic,partitions[,valid_from]`` header."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        msg = f"--topics {path}: cannot read: {error}"
-        raise CliError(msg) from None
+    text = _read_option_file("--topics", path)
     rows: list[tuple[str, int, dt.datetime | None]] = []
     if text.lstrip().startswith("{"):
-        data = json.loads(text)
-        for topic, count in sorted(data.items()):
-            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-                msg = f"--topics {path}: topic {topic!r} has count {count!r}, expected an integer >= 0"
-                raise CliError(msg)
-            rows.append((topic, count, None))
-        return TopicCounts(rows)
-    for line, row in enumerate(csv.DictReader(text.splitlines()), 2):
-        topic, count, since = row.get("topic"), row.get("partitions"), row.get("valid_from")
-        if not topic or not count or not count.isdigit():
-            msg = f"--topics {path} line {line}: expected topic,partitions[,valid_from], got {row}"
+        data = _read_option_json("--topics", path)
+        if not isinstance(data, dict):  # pragma: no cover - a text that starts with "{" and parses is an object
+            msg = f"--topics {path}: expected a JSON object {{topic: count}}"
             raise CliError(msg)
-        rows.append((topic, int(count), _parse_time(since) if since else None))
+        for topic, count in sorted(data.items()):
+            rows.append((topic, _partition_count(f"--topics {path}", topic, count), None))
+        return TopicCounts(rows)
+    reader = csv.DictReader(text.splitlines())
+    if not {"topic", "partitions"} <= set(reader.fieldnames or ()):
+        msg = f"--topics {path}: expected JSON {{topic: count}} or CSV with a topic,partitions[,valid_from] header"
+        raise CliError(msg)
+    for line, row in enumerate(reader, 2):
+        topic, since = row.get("topic"), row.get("valid_from")
+        if not topic:
+            msg = f"--topics {path} line {line}: the topic is empty"
+            raise CliError(msg)
+        count = _partition_count(f"--topics {path} line {line}", topic, row.get("partitions"))
+        rows.append((topic, count, _parse_time(since, f"--topics {path} line {line}: valid_from") if since else None))
     return TopicCounts(rows)
 
 
 def _read_topic_ids(path: str) -> dict[str, str]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        msg = f"--topic-ids {path}: cannot read: {error}"
-        raise CliError(msg) from None
+    data = _read_option_json("--topic-ids", path)
     if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
         msg = f"--topic-ids {path}: expected a JSON object {{topic id: topic name}}"
         raise CliError(msg)
@@ -234,7 +262,7 @@ def _skipped(builder: HistoryBuilder) -> str:
 def _settings(args: argparse.Namespace) -> dict[str, str]:
     settings = {"bootstrap.servers": args.bootstrap_servers}
     if args.properties:
-        for line in Path(args.properties).read_text(encoding="utf-8").splitlines():
+        for line in _read_option_file("--properties", args.properties).splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
                 name, sep, value = line.partition("=")
                 if not sep:
@@ -298,12 +326,12 @@ def run(args: argparse.Namespace, stream: TextIO | None = None, progress: TextIO
         topic_counts=_read_topic_counts(args.topics) if args.topics else TopicCounts(),
         topic_ids=_read_topic_ids(args.topic_ids) if args.topic_ids else {},
     )
+    settings = _settings(args) if not args.from_dump else {}  # a bad --properties is refused before --out is made
     writer = TableWriter(args.out)
     try:
         if args.from_dump:
             collect_dump(args.from_dump, builder, writer, progress)
         else:
-            settings = _settings(args)
             builder.resolve_topic_ids = lambda: cluster_topic_ids(settings)
             collect_topic(settings, args.topic, builder, writer, follow=args.follow, progress=progress)
     except KeyboardInterrupt:

@@ -11,12 +11,14 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Literal, overload
 
+from assignors import ConfigurationError
 from assignors.metrics import (
     DEFAULT_HEARTBEAT_SECONDS,
     DEFAULT_REBALANCE_SECONDS,
     InvalidWeightError,
     pause_partition_seconds,
 )
+from assignors.offsets_topic import ACTUAL_COLUMNS
 from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
 from spark_udfs.frames import replay_frame
 from spark_udfs.group_replay import ALL_STRATEGIES, TopicHistory, strategy_assignor
@@ -51,6 +53,17 @@ def _checked_inputs(membership: DataFrame, topics: DataFrame) -> tuple[TopicHist
     for bad in bad_values(membership, MEMBERSHIP_COLUMNS, "membership", "group_id"):
         errors.setdefault(bad.key, bad.message)
     return history, errors
+
+
+def _checked_strategies(strategies: Sequence[str]) -> tuple[str, ...]:
+    """The strategy names, each an assignor and listed once (twice would double its rows and its ranking)."""
+    names = tuple(strategies)
+    for name in names:
+        strategy_assignor(name)  # fail fast on unknown names
+        if names.count(name) > 1:
+            msg = f"strategy {name!r} is listed twice; list each strategy once"
+            raise ConfigurationError(msg)
+    return names
 
 
 @overload
@@ -117,6 +130,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     Raises:
         SchemaError: a table lacks a column or has a wrong type (nothing runs).
         UnknownAssignorError: a strategy name is not an assignor.
+        ConfigurationError: a strategy is listed twice.
         InvalidWeightError: a weights row or a duration is not a finite number >= 0.
 
     A membership or topics value that did not parse (a CSV typo, see :mod:`spark_udfs.validation`)
@@ -126,9 +140,10 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     topics = with_optional_columns(topics, TOPICS_COLUMNS)
     check_schema(membership, MEMBERSHIP_COLUMNS, "membership")
     check_schema(topics, TOPICS_COLUMNS, "topics")
-    names = tuple(strategies)
-    for name in names:
-        strategy_assignor(name)  # fail fast on unknown names
+    if actual is not None:
+        actual = with_optional_columns(actual, ACTUAL_COLUMNS)
+        check_schema(actual, ACTUAL_COLUMNS, "actual")
+    names = _checked_strategies(strategies)
     timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
     pause_partition_seconds("EAGER", moved=0, survivors_owned=0, **asdict(timing))  # fail fast on bad durations
     table = None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import socket
 import sys
 import tempfile
 import zipfile
@@ -65,7 +67,9 @@ def get_session(master: str | None = None, app_name: str = "assignors", *, remot
 
     Raises:
         SessionError: ``master`` or ``remote`` is given while a session is already active (it
-            would be silently ignored), or both are given.
+            would be silently ignored), or both are given; ``master`` is no master URL Spark
+            takes, or Spark did not start on it; no Spark Connect server takes a connection at
+            ``remote`` within :data:`CONNECT_TIMEOUT_SECONDS`.
     """
     from pyspark.sql import SparkSession
 
@@ -85,6 +89,7 @@ def get_session(master: str | None = None, app_name: str = "assignors", *, remot
             raise SessionError(msg)
         return active
     if remote is not None:
+        _check_reachable(remote)
         builder = SparkSession.builder.remote(remote).appName(app_name)
         for key, value in SESSION_DEFAULTS.items():
             builder = builder.config(key, value)
@@ -99,16 +104,56 @@ def get_session(master: str | None = None, app_name: str = "assignors", *, remot
         submitted = builder.getOrCreate()
         ship_wheels(submitted)
         return submitted
-    chosen = master or "local[*]"
+    return _new_session(master or "local[*]", app_name)
+
+
+def _new_session(chosen: str, app_name: str) -> SparkSession:
+    """A new classic session on the master ``chosen``, with :func:`settings_for` its settings."""
+    from pyspark.sql import SparkSession
+
+    if not _MASTER.fullmatch(chosen):
+        msg = f"master {chosen!r}: expected local, local[N], local[*], spark://HOST:PORT, yarn or k8s://URL"
+        raise SessionError(msg)
     environment, settings = settings_for(chosen)
     for key, value in environment.items():
         os.environ.setdefault(key, value)
     builder = SparkSession.builder.appName(app_name).master(chosen)
     for key, value in settings.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    try:
+        session = builder.getOrCreate()
+    except Exception as error:  # noqa: BLE001 - the JVM did not start: py4j's and PySpark's errors alike
+        lines = [line for line in str(error).strip().splitlines() if line.strip()]
+        msg = f"Spark did not start on {chosen}: {lines[0] if lines else type(error).__name__}"
+        raise SessionError(msg) from None
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+_MASTER = re.compile(r"local(\[[^\]]+\])?|local-cluster\[[^\]]+\]|yarn|(spark|k8s)://\S+")
+"""The master URLs Spark 4 takes (its SparkSubmit refuses any other with a Java stack trace)."""
+CONNECT_TIMEOUT_SECONDS = 10.0
+"""How long :func:`get_session` waits for a Spark Connect server's port before saying it cannot reach it."""
+_CONNECT_PORT = 15002  # Spark Connect's default port
+
+
+def _check_reachable(remote: str) -> None:
+    """Refuse a Spark Connect URL whose server does not take a connection (the client would retry for minutes)."""
+    parsed = urlparse(remote.split(";", 1)[0])
+    if parsed.scheme != "sc" or not parsed.hostname:
+        msg = f"Spark Connect URL {remote!r}: expected sc://HOST[:PORT]"
+        raise SessionError(msg)
+    try:
+        port = parsed.port or _CONNECT_PORT
+    except ValueError:
+        msg = f"Spark Connect URL {remote!r}: the port is not a number in 0..65535"
+        raise SessionError(msg) from None
+    try:
+        socket.create_connection((parsed.hostname, port), timeout=CONNECT_TIMEOUT_SECONDS).close()
+    except OSError as error:
+        reason = error.strerror or str(error) or type(error).__name__
+        msg = f"cannot reach a Spark Connect server at {remote}: {reason} (waited up to {CONNECT_TIMEOUT_SECONDS:g} s)"
+        raise SessionError(msg) from None
 
 
 _PACKAGES = ("assignors", "spark_udfs")  # pure Python: importable from a zip

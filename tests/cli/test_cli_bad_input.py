@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -290,6 +291,86 @@ def test_a_partial_dump_prints_what_it_read_and_what_it_skipped(tmp_path: Path) 
 
 
 @needs_collect
+@pytest.mark.parametrize(
+    ("option", "content", "message"),
+    [
+        ("--topics", None, "--topics FILE: cannot read: No such file or directory"),
+        ("--topics", '{"orders": ', "--topics FILE: invalid JSON at line 1 column 12: Expecting value"),
+        (
+            "--topics",
+            '{"orders": 3000000000}',
+            "--topics FILE: topic 'orders' has count 3000000000, expected an integer in 0..2147483647",
+        ),
+        (
+            "--topics",
+            "orders,6\n",
+            "--topics FILE: expected JSON {topic: count} or CSV with a topic,partitions[,valid_from] header",
+        ),
+        (
+            "--topics",
+            "topic,partitions\norders,6\npayments,two\n",
+            "--topics FILE line 3: topic 'payments' has count 'two', expected an integer in 0..2147483647",
+        ),
+        (
+            "--topics",
+            "topic,partitions,valid_from\norders,6,last tuesday\n",
+            (
+                "--topics FILE line 2: valid_from 'last tuesday': expected ISO 8601 (2026-01-31T12:00:00Z) "
+                "or epoch milliseconds"
+            ),
+        ),
+        (
+            "--topics",
+            b"topic,partitions\ncaf\xe9,6\n",
+            "--topics FILE: not UTF-8 text (invalid continuation byte at byte 20)",
+        ),
+        ("--topic-ids", "[1]", "--topic-ids FILE: expected a JSON object {topic id: topic name}"),
+        ("--topic-ids", None, "--topic-ids FILE: cannot read: No such file or directory"),
+    ],
+    ids=[
+        "missing", "broken-json", "beyond-int32", "no-header", "not-a-number", "bad-valid-from", "latin-1",
+        "ids-not-an-object", "ids-missing",
+    ],
+)  # fmt: skip
+def test_a_bad_option_file_of_collect_is_one_line_and_writes_nothing(
+    tmp_path: Path, option: str, content: str | bytes | None, message: str
+) -> None:
+    given = tmp_path / "given"
+    if isinstance(content, bytes):
+        given.write_bytes(content)
+    elif content is not None:
+        given.write_text(content, encoding="utf-8")
+    dump = write(tmp_path / "dump.txt", f"{GOOD_LINE}\n")
+    out = tmp_path / "out"
+    status, printed, err = cli("collect", "--from-dump", str(dump), option, str(given), "--out", str(out))
+    assert (status, printed) == (2, "")
+    assert err == f"assignors collect: error: {message.replace('FILE', str(given))}\n"
+    assert not out.exists()
+
+
+@needs_collect
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "--properties FILE: cannot read: No such file or directory"),
+        ("# comment\nsecurity.protocol\n", "--properties FILE: 'security.protocol' is not key=value"),
+    ],
+    ids=["missing", "not-key-value"],
+)
+def test_a_bad_properties_file_is_refused_before_connecting(tmp_path: Path, content: str | None, message: str) -> None:
+    given = tmp_path / "client.properties"
+    if content is not None:
+        given.write_text(content, encoding="utf-8")
+    out = tmp_path / "out"
+    status, printed, err = cli(
+        "collect", "--bootstrap-servers", "127.0.0.1:1", "--properties", str(given), "--out", str(out)
+    )
+    assert (status, printed) == (2, "")
+    assert err == f"assignors collect: error: {message.replace('FILE', str(given))}\n"
+    assert not out.exists()
+
+
+@needs_collect
 def test_collect_out_that_is_a_file_is_refused(tmp_path: Path) -> None:
     dump = write(tmp_path / "dump.txt", f"{GOOD_LINE}\n")
     afile = write(tmp_path / "afile", "x")
@@ -355,6 +436,47 @@ def test_evaluate_refuses_to_replace_an_evaluation(tmp_path: Path) -> None:
         err
         == f"assignors evaluate: error: {evaluation} already holds an evaluation; choose another --out or remove it\n"
     )
+
+
+@needs_spark
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        (
+            ["--master", "bogus://x"],
+            "master 'bogus://x': expected local, local[N], local[*], spark://HOST:PORT, yarn or k8s://URL",
+        ),
+        (["--remote", "http://127.0.0.1:1"], "Spark Connect URL 'http://127.0.0.1:1': expected sc://HOST[:PORT]"),
+        (
+            ["--remote", "sc://127.0.0.1:99999"],
+            "Spark Connect URL 'sc://127.0.0.1:99999': the port is not a number in 0..65535",
+        ),
+        (
+            ["--remote", "sc://127.0.0.1:UNUSED"],
+            "cannot reach a Spark Connect server at sc://127.0.0.1:UNUSED: Connection refused (waited up to 10 s)",
+        ),
+        (["--report", "TMP"], "--report TMP: is a directory; give the file to write, e.g. TMP/report.html"),
+        (["--report", "TMP/afile/report.html"], "--report TMP/afile/report.html: TMP/afile is a file"),
+    ],
+    ids=["unknown-master", "not-sc", "bad-port", "nobody-listens", "report-is-a-directory", "report-under-a-file"],
+)  # fmt: skip
+def test_a_bad_master_remote_or_report_is_refused_before_spark_starts(
+    tmp_path: Path, where: list[str], message: str
+) -> None:
+    """No JVM starts (no Java stack trace from SparkSubmit) and the client does not retry for minutes."""
+    write(tmp_path / "afile", "x")
+    with socket.socket() as unused:  # a port nobody listens on: bound, never listening
+        unused.bind(("127.0.0.1", 0))
+        port = str(unused.getsockname()[1])
+        where = [w.replace("TMP", str(tmp_path)).replace("UNUSED", port) for w in where]
+        for command in ("evaluate", "demo"):
+            inputs = ["--membership", "m.csv", "--topics", "t.csv"] if command == "evaluate" else []
+            out = tmp_path / f"out-{command}"
+            status, printed, err = cli(command, *inputs, "--out", str(out), *where)
+            assert (status, printed) == (2, "")
+            expected = message.replace("TMP", str(tmp_path)).replace("UNUSED", port)
+            assert err == f"assignors {command}: error: {expected}\n"
+            assert not out.exists()
 
 
 @given(

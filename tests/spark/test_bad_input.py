@@ -36,6 +36,7 @@ GOOD_TOPICS = "topic,partitions\norders,6\npayments,4\naudit,3\n"
 
 def evaluate(tmp_path: Path, where: list[str], **tables: str) -> tuple[int, str, str, Path]:
     """``assignors evaluate`` on CSV tables written from ``tables`` (``membership=``, ``topics=``, ``weights=``)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     args = []
     for name, text in tables.items():
         path = tmp_path / f"{name}.csv"
@@ -298,3 +299,25 @@ def test_parquet_values_are_checked_per_group_and_optional_columns_may_be_left_o
     assert listed[1].endswith(": a member row has a null or empty member_id")
     assert len(listed) == 2
     assert evaluated_groups(tmp_path / "out")["g1"] == {None}
+
+
+def test_a_strategy_listed_twice_and_an_actual_table_of_another_shape_are_exit_2(
+    tmp_path: Path, remote: list[str]
+) -> None:
+    twice = [*remote, "--strategies", "range", "sticky", "range"]
+    status, stdout, stderr, _ = evaluate(tmp_path / "twice", twice, membership=GOOD_MEMBERSHIP, topics=GOOD_TOPICS)
+    assert (status, stdout) == (2, "")
+    assert stderr.splitlines()[-1] == (
+        "assignors evaluate: error: strategy 'range' is listed twice; list each strategy once"
+    )
+    status, stdout, stderr, _ = evaluate(
+        tmp_path / "actual", remote, membership=GOOD_MEMBERSHIP, topics=GOOD_TOPICS, actual=GOOD_TOPICS
+    )
+    assert (status, stdout) == (2, "")
+    assert stderr.splitlines()[-1] == (
+        "assignors evaluate: error: actual table: missing column 'group_id'; missing column 'snapshot_ts'; "
+        "missing column 'generation'; missing column 'protocol'; missing column 'leader'; missing column "
+        "'member_id'; missing column 'assigned'. Expected schema: group_id string, snapshot_ts timestamp, "
+        "generation int, protocol string, leader string, member_id string, group_instance_id string, "
+        "assigned array<string>"
+    )
