@@ -234,7 +234,7 @@ def evaluate_actual(
     topics = with_optional_columns(topics, TOPICS_COLUMNS)
     history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
     members = with_optional_columns(membership, MEMBERSHIP_COLUMNS).select(*(name for name, _ in MEMBERSHIP_COLUMNS))
-    recorded = actual.select(*(name for name, _ in ACTUAL_COLUMNS))
+    recorded = with_optional_columns(actual, ACTUAL_COLUMNS).select(*(name for name, _ in ACTUAL_COLUMNS))
 
     def evaluation(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
         group = str(right["group_id"].iloc[0]) if len(right) else str(left["group_id"].iloc[0])
