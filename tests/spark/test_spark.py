@@ -97,13 +97,18 @@ def test_weights_table_is_checked(session: SparkSession) -> None:
     membership = spark.createDataFrame([("g", T0, "a", ["t"], None, None)], MEMBERSHIP_DDL)
     topics = spark.createDataFrame([("t", 4, None)], TOPICS_DDL)
     wrong = spark.createDataFrame([("t", "0", 1.0)], "topic string, partition string, weight double")
-    with pytest.raises(SchemaError, match=r"weights table: column 'partition' is string.*missing column 'valid_from'"):
-        evaluate_history(membership, topics, weights=wrong)
-    numeric = spark.createDataFrame(
-        [("t", None, 2, None)], "topic string, partition int, weight int, valid_from timestamp"
-    )
+    with pytest.raises(SchemaError, match=r"^weights table: column 'partition' is string, expected int\. Expected"):
+        evaluate_history(membership, topics, weights=wrong)  # valid_from may be left out: null
+    numeric = spark.createDataFrame([("t", None, 2)], "topic string, partition int, weight int")
     row = evaluate_history(membership, topics, weights=numeric, strategies=["range"]).collect()[0]
     assert (row["weighted_max_load"], row["weighted_max_mean_ratio"]) == (8.0, 1.0)
+    # the optional columns left out of every table (group_instance_id, rack_id, valid_from): read as null
+    short = spark.createDataFrame(
+        [("g", T0, "a", ["t"])], "group_id string, snapshot_ts timestamp, member_id string, topics array<string>"
+    )
+    counts = spark.createDataFrame([("t", 4)], "topic string, partitions int")
+    again = evaluate_history(short, counts, weights=numeric, strategies=["range"]).collect()[0]
+    assert again.asDict() == {**row.asDict(), "assign_ms": again["assign_ms"]}
 
 
 def test_udfs_in_sql(session: SparkSession) -> None:
