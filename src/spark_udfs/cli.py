@@ -94,7 +94,7 @@ def _check_report(report: str | None) -> None:
 
 def _spark_errors(error: Exception) -> CliError:
     """One line for an error Spark raised (its first line), whatever the session: classic or Connect."""
-    from spark_udfs.job import first_line
+    from spark_udfs.session import first_line
 
     return CliError(f"Spark failed: {type(error).__name__}: {first_line(error)}")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 import threading
 import time
@@ -17,7 +16,7 @@ from spark_udfs.ranking import DEFAULT_RANK_BY
 from spark_udfs.replay import ALL_STRATEGIES, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.report import Summary, render_html, render_text, summarize
 from spark_udfs.schemas import OPTIONAL_CSV_COLUMNS, SchemaError, csv_columns, with_optional_columns
-from spark_udfs.session import is_connect
+from spark_udfs.session import first_line, is_connect
 from spark_udfs.udfs import evaluate_history
 
 if TYPE_CHECKING:
@@ -108,14 +107,6 @@ def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]
         msg = f"{path}: cannot read as {'CSV' if csv else 'Parquet'}: {first_line(error)}"
         raise SchemaError(msg) from None
     return frame
-
-
-def first_line(error: BaseException) -> str:
-    """The line of an error's text that says what went wrong: Spark's error condition when there is one."""
-    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
-    lines = [line for line in lines if not line.startswith("An error occurred while calling")] or lines
-    named = next((line for line in lines if re.search(r"\[[A-Z][A-Z_.]+\]", line)), None)
-    return named or (lines[0] if lines else type(error).__name__)
 
 
 _PARQUET_MAGIC = b"PAR1"

@@ -14,12 +14,15 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pyspark.sql import SparkSession
 
 __all__ = [
     "LOCAL_DEFAULTS",
     "SESSION_DEFAULTS",
     "SessionError",
+    "first_line",
     "get_session",
     "is_connect",
     "settings_for",
@@ -89,7 +92,7 @@ def get_session(master: str | None = None, app_name: str = "assignors", *, remot
             raise SessionError(msg)
         return active
     if remote is not None:
-        _check_reachable(remote)
+        _check_connect_url(remote)
         builder = SparkSession.builder.remote(remote).appName(app_name)
         for key, value in SESSION_DEFAULTS.items():
             builder = builder.config(key, value)
@@ -120,11 +123,14 @@ def _new_session(chosen: str, app_name: str) -> SparkSession:
     builder = SparkSession.builder.appName(app_name).master(chosen)
     for key, value in settings.items():
         builder = builder.config(key, value)
+    if chosen.startswith("spark://"):
+        addresses = chosen.removeprefix("spark://").split(",")  # a standalone master with standbys: h1:p1,h2:p2
+        hosts = [_host_port("Spark master", f"spark://{address}", 7077) for address in addresses]
+        _check_reachable(chosen, "Spark master", hosts)
     try:
         session = builder.getOrCreate()
     except Exception as error:  # noqa: BLE001 - the JVM did not start: py4j's and PySpark's errors alike
-        lines = [line for line in str(error).strip().splitlines() if line.strip()]
-        msg = f"Spark did not start on {chosen}: {lines[0] if lines else type(error).__name__}"
+        msg = f"Spark did not start on {chosen}: {first_line(error)}"
         raise SessionError(msg) from None
     session.sparkContext.setLogLevel("ERROR")
     return session
@@ -137,23 +143,51 @@ CONNECT_TIMEOUT_SECONDS = 10.0
 _CONNECT_PORT = 15002  # Spark Connect's default port
 
 
-def _check_reachable(remote: str) -> None:
-    """Refuse a Spark Connect URL whose server does not take a connection (the client would retry for minutes)."""
-    parsed = urlparse(remote.split(";", 1)[0])
-    if parsed.scheme != "sc" or not parsed.hostname:
-        msg = f"Spark Connect URL {remote!r}: expected sc://HOST[:PORT]"
+def first_line(error: BaseException) -> str:
+    """The line of an error's text that says what went wrong: Spark's error condition when there is one."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("An error occurred while calling")] or lines
+    named = next((line for line in lines if re.search(r"\[[A-Z][A-Z_.]+\]", line)), None)
+    return named or (lines[0] if lines else type(error).__name__)
+
+
+def _host_port(what: str, url: str, default_port: int) -> tuple[str, int]:
+    """``(host, port)`` of ``scheme://HOST[:PORT]``, or a :class:`SessionError` naming the URL."""
+    parsed = urlparse(url.split(";", 1)[0])
+    if not parsed.hostname:
+        msg = f"{what} URL {url!r}: expected {parsed.scheme}://HOST[:PORT]"
         raise SessionError(msg)
     try:
-        port = parsed.port or _CONNECT_PORT
+        return parsed.hostname, parsed.port or default_port
     except ValueError:
-        msg = f"Spark Connect URL {remote!r}: the port is not a number in 0..65535"
+        msg = f"{what} URL {url!r}: the port is not a number in 0..65535"
         raise SessionError(msg) from None
-    try:
-        socket.create_connection((parsed.hostname, port), timeout=CONNECT_TIMEOUT_SECONDS).close()
-    except OSError as error:
-        reason = error.strerror or str(error) or type(error).__name__
-        msg = f"cannot reach a Spark Connect server at {remote}: {reason} (waited up to {CONNECT_TIMEOUT_SECONDS:g} s)"
-        raise SessionError(msg) from None
+
+
+def _check_reachable(url: str, what: str, hosts: Sequence[tuple[str, int]]) -> None:
+    """Refuse ``url`` when none of its ``hosts`` takes a TCP connection within :data:`CONNECT_TIMEOUT_SECONDS`.
+
+    Spark's own clients retry for a minute (a standalone master) or for minutes (Spark Connect),
+    printing Java stack traces meanwhile.
+    """
+    reasons = []
+    for host, port in hosts:
+        try:
+            socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_SECONDS).close()
+        except OSError as error:
+            reasons.append(error.strerror or str(error) or type(error).__name__)
+        else:
+            return
+    msg = f"cannot reach a {what} at {url}: {'; '.join(reasons)} (waited up to {CONNECT_TIMEOUT_SECONDS:g} s)"
+    raise SessionError(msg)
+
+
+def _check_connect_url(remote: str) -> None:
+    """Refuse a Spark Connect URL that is not ``sc://HOST[:PORT]`` or whose server takes no connection."""
+    if urlparse(remote).scheme != "sc":
+        msg = f"Spark Connect URL {remote!r}: expected sc://HOST[:PORT]"
+        raise SessionError(msg)
+    _check_reachable(remote, "Spark Connect server", [_host_port("Spark Connect", remote, _CONNECT_PORT)])
 
 
 _PACKAGES = ("assignors", "spark_udfs")  # pure Python: importable from a zip

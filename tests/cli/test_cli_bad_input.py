@@ -455,10 +455,24 @@ def test_evaluate_refuses_to_replace_an_evaluation(tmp_path: Path) -> None:
             ["--remote", "sc://127.0.0.1:UNUSED"],
             "cannot reach a Spark Connect server at sc://127.0.0.1:UNUSED: Connection refused (waited up to 10 s)",
         ),
+        (
+            ["--master", "spark://127.0.0.1:UNUSED,localhost:UNUSED"],
+            (
+                "cannot reach a Spark master at spark://127.0.0.1:UNUSED,localhost:UNUSED: Connection refused; "
+                "Connection refused (waited up to 10 s)"
+            ),
+        ),
+        (
+            ["--master", "spark://127.0.0.1:x"],
+            "Spark master URL 'spark://127.0.0.1:x': the port is not a number in 0..65535",
+        ),
         (["--report", "TMP"], "--report TMP: is a directory; give the file to write, e.g. TMP/report.html"),
         (["--report", "TMP/afile/report.html"], "--report TMP/afile/report.html: TMP/afile is a file"),
     ],
-    ids=["unknown-master", "not-sc", "bad-port", "nobody-listens", "report-is-a-directory", "report-under-a-file"],
+    ids=[
+        "unknown-master", "not-sc", "bad-port", "nobody-listens", "no-standalone-master", "bad-master-port",
+        "report-is-a-directory", "report-under-a-file",
+    ],
 )  # fmt: skip
 def test_a_bad_master_remote_or_report_is_refused_before_spark_starts(
     tmp_path: Path, where: list[str], message: str
