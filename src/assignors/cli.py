@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     Register = Callable[[Any], None]
 
-__all__ = ["COMMAND_GROUP", "EXIT_USAGE", "CliError", "main"]
+__all__ = ["COMMAND_GROUP", "EXIT_USAGE", "CliError", "main", "read_json", "read_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,24 +53,32 @@ CliError = UsageError
 """The old name of :class:`~assignors.UsageError` (printed as one line, exit status 2)."""
 
 
-def _load_json(path: str) -> object:
+def read_text(path: str, option: str = "") -> str:
+    """The UTF-8 text of the file a command reads, or a one-line :class:`CliError` naming ``option`` and ``path``."""
+    where = f"{option} {path}" if option else path
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except OSError as error:
-        msg = f"{path}: cannot read: {error.strerror or error}"
+        msg = f"{where}: cannot read: {error.strerror or error}"
         raise CliError(msg) from None
     except UnicodeDecodeError as error:
-        msg = f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
+        msg = f"{where}: not UTF-8 text ({error.reason} at byte {error.start})"
         raise CliError(msg) from None
+
+
+def read_json(path: str, option: str = "") -> object:
+    """The JSON value of the file a command reads, or a one-line :class:`CliError` naming where it does not parse."""
+    text = read_text(path, option)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        msg = f"{path}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
+        where = f"{option} {path}" if option else path
+        msg = f"{where}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
         raise CliError(msg) from None
 
 
 def _cmd_assign(args: argparse.Namespace) -> int:
-    snapshot = parse_snapshot(_load_json(args.input))
+    snapshot = parse_snapshot(read_json(args.input))
     strategies: list[str] = args.strategy or list(assignor_names())
     reports = [assign_snapshot(snapshot, name) for name in strategies]
     if args.json:
@@ -86,7 +94,7 @@ def _cmd_assign(args: argparse.Namespace) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     """Run the scenario on :class:`~assignors.rebalance.GroupSimulator`; a group where a member speaks the
     consumer protocol (KIP-848) prints the heartbeat-level timeline of its consumer-protocol model."""
-    scenario = parse_scenario(_load_json(args.scenario))
+    scenario = parse_scenario(read_json(args.scenario))
     simulator = GroupSimulator(scenario.partitions, session_timeout_s=scenario.session_timeout_s)
     timeline = simulator.run(scenario.events)
     heartbeats = simulator.consumer_group

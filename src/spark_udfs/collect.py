@@ -20,14 +20,13 @@ import argparse
 import csv
 import datetime as dt
 import importlib
-import json
 import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from assignors._core.model import INT32_MAX
-from assignors.cli import CliError
+from assignors.cli import CliError, read_json, read_text
 from assignors.offsets_topic import (
     HistoryBuilder,
     TopicCounts,
@@ -94,26 +93,6 @@ def _parse_time(text: str, where: str = "--since") -> dt.datetime:
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=dt.UTC)
 
 
-def _read_option_file(option: str, path: str) -> str:
-    """The text of the file an option names; a one-line :class:`CliError` when it cannot be read."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        msg = f"{option} {path}: cannot read: {error.strerror or error}"
-        raise CliError(msg) from None
-    except UnicodeDecodeError as error:
-        msg = f"{option} {path}: not UTF-8 text ({error.reason} at byte {error.start})"
-        raise CliError(msg) from None
-
-
-def _read_option_json(option: str, path: str) -> object:
-    try:
-        return json.loads(_read_option_file(option, path))
-    except json.JSONDecodeError as error:
-        msg = f"{option} {path}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
-        raise CliError(msg) from None
-
-
 def _partition_count(where: str, topic: object, count: object) -> int:
     """``count`` when it is a partition count Kafka can hold (0..INT32_MAX), else a :class:`CliError` naming it."""
     if isinstance(count, str) and count.strip().isdigit():
@@ -126,10 +105,10 @@ def _partition_count(where: str, topic: object, count: object) -> int:
 
 def _read_topic_counts(path: str) -> TopicCounts:
     """``{"topic": count}`` JSON, or CSV with a ``topic,partitions[,valid_from]`` header."""
-    text = _read_option_file("--topics", path)
+    text = read_text(path, "--topics")
     rows: list[tuple[str, int, dt.datetime | None]] = []
     if text.lstrip().startswith("{"):
-        data = _read_option_json("--topics", path)
+        data = read_json(path, "--topics")
         if not isinstance(data, dict):  # pragma: no cover - a text that starts with "{" and parses is an object
             msg = f"--topics {path}: expected a JSON object {{topic: count}}"
             raise CliError(msg)
@@ -151,7 +130,7 @@ def _read_topic_counts(path: str) -> TopicCounts:
 
 
 def _read_topic_ids(path: str) -> dict[str, str]:
-    data = _read_option_json("--topic-ids", path)
+    data = read_json(path, "--topic-ids")
     if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
         msg = f"--topic-ids {path}: expected a JSON object {{topic id: topic name}}"
         raise CliError(msg)
@@ -262,7 +241,7 @@ def _skipped(builder: HistoryBuilder) -> str:
 def _settings(args: argparse.Namespace) -> dict[str, str]:
     settings = {"bootstrap.servers": args.bootstrap_servers}
     if args.properties:
-        for line in _read_option_file("--properties", args.properties).splitlines():
+        for line in read_text(args.properties, "--properties").splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
                 name, sep, value = line.partition("=")
                 if not sep:
