@@ -153,6 +153,22 @@ def test_every_group_failing_is_exit_2_after_listing_them(tmp_path: Path, remote
     )
 
 
+def test_duplicate_topics_rows_fail_every_group_naming_each_and_exit_2(tmp_path: Path, remote: list[str]) -> None:
+    """Each topic twice with two counts: no group can be evaluated; the terminal names each and why."""
+    topics = GOOD_TOPICS + "orders,7\npayments,5\naudit,2\n"
+    status, stdout, stderr, _ = evaluate(tmp_path, remote, membership=GOOD_MEMBERSHIP, topics=topics)
+    assert status == 2
+    clash = "has rows with one valid_from and different partition counts"
+    assert errors_listed(stdout) == [
+        f"g1: snapshot 2024-05-01 12:00:00: topic 'orders' {clash} (6, 7)",
+        f"g2: snapshot 2024-05-01 12:00:00: topic 'payments' {clash} (4, 5)",
+        f"g3: snapshot 2024-05-01 12:00:00: topic 'audit' {clash} (2, 3)",
+    ]
+    assert stderr.endswith(
+        "assignors evaluate: error: no group could be evaluated: all 3 groups have input errors (listed above)\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("weights", "line", "problem"),
     [
