@@ -55,6 +55,11 @@ def _session(args: argparse.Namespace) -> SparkSession:
         raise CliError(str(error)) from None
 
 
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The first of ``folder`` and its parents that exists and is not a directory, if any."""
+    return next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+
+
 def _check_out(out: str, *, replace: bool = False) -> None:
     """Refuse, before Spark starts, an ``--out`` that is a file (or under one) or, unless ``replace``, that
     already holds an evaluation."""
@@ -63,11 +68,11 @@ def _check_out(out: str, *, replace: bool = False) -> None:
     local = local_path(out)
     if local is None:
         return  # a URI: Spark's write refuses an existing evaluation (see run_evaluation)
-    for folder in (local, *local.parents):
-        if folder.exists() and not folder.is_dir():
-            where = "" if folder == local else f" ({folder} is a file)"
-            msg = f"--out {out}: not a directory{where}"
-            raise CliError(msg)
+    blocker = _file_in_the_way(local)
+    if blocker is not None:
+        where = "" if blocker == local else f" ({blocker} is a file)"
+        msg = f"--out {out}: not a directory{where}"
+        raise CliError(msg)
     if not replace and (local / "evaluation").exists():
         msg = f"{local / 'evaluation'} already holds an evaluation; choose another --out or remove it"
         raise CliError(msg)
@@ -81,10 +86,10 @@ def _check_report(report: str | None) -> None:
     if path.is_dir():
         msg = f"--report {report}: is a directory; give the file to write, e.g. {path / 'report.html'}"
         raise CliError(msg)
-    for folder in path.parents:
-        if folder.exists() and not folder.is_dir():
-            msg = f"--report {report}: {folder} is a file"
-            raise CliError(msg)
+    blocker = _file_in_the_way(path.parent)
+    if blocker is not None:
+        msg = f"--report {report}: {blocker} is a file"
+        raise CliError(msg)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
