@@ -63,11 +63,11 @@ demo: $(VENV)/.installed
 	$(BIN)/assignors demo --out demo-output
 
 # A real Kafka broker on 127.0.0.1 and real groups (joins, a crash, a scale-out, a KIP-848 group): their own
-# __consumer_offsets collected, then evaluated with --actual (spark_udfs/kafka_demo.py). The test venv: it has the
+# __consumer_offsets collected, then evaluated with --actual (spark_udfs/demo/kafka_demo.py). The test venv: it has the
 # Kafka clients and Spark.
 KAFKA_DEMO_OUT ?= kafka-demo-output
 kafka-demo: $(VENV)/.installed-test jvm
-	$(PY) -m spark_udfs.kafka_demo --classpath $(JVM_BUILD)/classpath.txt --out $(KAFKA_DEMO_OUT)
+	$(PY) -m spark_udfs.demo.kafka_demo --classpath $(JVM_BUILD)/classpath.txt --out $(KAFKA_DEMO_OUT)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks

@@ -1,7 +1,7 @@
 """The Spark evaluation at scale, against the same replay in one plain Python process.
 
 ``python -m benchmarks.spark_eval [--groups 1000] [--snapshots 100] [--master local[2]]`` prints
-its figures as JSON. The generated history (``spark_udfs.sample``, 10-30 members per group:
+its figures as JSON. The generated history (``spark_udfs.demo.sample``, 10-30 members per group:
 about 2M membership rows for 1,000 x 100) and its topic weights are written to Parquet first and are
 not timed. Then:
 
@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from spark_udfs.costs import WeightHistory
+from spark_udfs.demo.sample import generate_history
 from spark_udfs.replay import OUTPUT_COLUMNS, STRATEGIES, TopicHistory, replay_frame
-from spark_udfs.sample import generate_history
+from spark_udfs.replay.weights import WeightHistory
 
 if TYPE_CHECKING:
-    from spark_udfs.sample import History
+    from spark_udfs.demo.sample import History
 
 _KEY = ["group_id", "strategy", "snapshot_ts"]
 

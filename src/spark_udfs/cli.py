@@ -22,14 +22,23 @@ from typing import TYPE_CHECKING, Any
 from assignors import AssignorError
 from assignors.cli import CliError
 from assignors.cli import main as assignors_main
-from spark_udfs.group_replay import ALL_STRATEGIES
+from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS
+from assignors.tables import ACTUAL_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
+from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS
+from spark_udfs.jobs.evaluate import print_summary, run_demo, run_evaluation
+from spark_udfs.replay.group_replay import ALL_STRATEGIES
+from spark_udfs.report.ranking import DEFAULT_RANK_BY, RANK_KEYS, RankingError, parse_rank_by
+from spark_udfs.session import SessionError, first_line, get_session
+from spark_udfs.tables.paths import local_path
+from spark_udfs.tables.reading import read_table
+from spark_udfs.tables.schemas import SchemaError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from pyspark.sql import SparkSession
 
-    from spark_udfs.summary import Summary
+    from spark_udfs.report.summary import Summary
 
 __all__ = ["main", "register_demo", "register_evaluate"]
 
@@ -47,8 +56,6 @@ def require_spark() -> None:
 
 
 def _session(args: argparse.Namespace) -> SparkSession:
-    from spark_udfs.session import SessionError, get_session
-
     try:
         return get_session(args.master, remote=args.remote)
     except SessionError as error:
@@ -63,8 +70,6 @@ def _file_in_the_way(folder: Path) -> Path | None:
 def _check_out(out: str, *, replace: bool = False) -> None:
     """Refuse, before Spark starts, an ``--out`` that is a file (or under one) or, unless ``replace``, that
     already holds an evaluation."""
-    from spark_udfs.job import local_path
-
     local = local_path(out)
     if local is None:
         return  # a URI: Spark's write refuses an existing evaluation (see run_evaluation)
@@ -99,34 +104,20 @@ def _check_report(report: str | None) -> None:
 
 def _spark_errors(error: Exception) -> CliError:
     """One line for an error Spark raised (its first line), whatever the session: classic or Connect."""
-    from spark_udfs.session import first_line
-
     return CliError(f"Spark failed: {type(error).__name__}: {first_line(error)}")
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     require_spark()
-    from spark_udfs import job
-    from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
-    from spark_udfs.udfs import SchemaError
-
     _check_out(args.out)
     _check_report(args.report)
     spark = _session(args)
     try:
-        membership = job.read_table(spark, args.membership, MEMBERSHIP_COLUMNS)
-        topics = job.read_table(spark, args.topics, TOPICS_COLUMNS)
-        actual = None
-        if args.actual:
-            from assignors.offsets_topic import ACTUAL_COLUMNS
-
-            actual = job.read_table(spark, args.actual, ACTUAL_COLUMNS)
-        weights = None
-        if args.weights:
-            from spark_udfs.costs import WEIGHTS_COLUMNS
-
-            weights = job.read_table(spark, args.weights, WEIGHTS_COLUMNS)
-        summary = job.run_evaluation(
+        membership = read_table(spark, args.membership, MEMBERSHIP_COLUMNS)
+        topics = read_table(spark, args.topics, TOPICS_COLUMNS)
+        actual = read_table(spark, args.actual, ACTUAL_COLUMNS) if args.actual else None
+        weights = read_table(spark, args.weights, WEIGHTS_COLUMNS) if args.weights else None
+        summary = run_evaluation(
             spark,
             membership,
             topics,
@@ -142,7 +133,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         raise CliError(str(error)) from None
     except Exception as error:  # noqa: BLE001 - no traceback reaches a user: Spark's own errors in one line
         raise _spark_errors(error) from None
-    job.print_summary(summary, args.out, report=args.report)
+    print_summary(summary, args.out, report=args.report)
     _check_evaluated(summary, f"the membership table {args.membership}")
     return 0
 
@@ -160,21 +151,19 @@ def _check_evaluated(summary: Summary, where: str) -> None:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     require_spark()
-    from spark_udfs import job
-
     _check_out(args.out, replace=True)  # the demo writes its own sample over the last one
     _check_report(args.report)
     spark = _session(args)
     print(f"generating a sample history of {args.groups} groups x {args.snapshots} snapshots; evaluating on Spark")
     try:
-        summary = job.run_demo(
+        summary = run_demo(
             spark, args.out, groups=args.groups, snapshots=args.snapshots, report=args.report, **_costs(args)
         )
     except AssignorError as error:
         raise CliError(str(error)) from None
     except Exception as error:  # noqa: BLE001 - no traceback reaches a user: Spark's own errors in one line
         raise _spark_errors(error) from None
-    job.print_summary(summary, args.out, report=args.report)
+    print_summary(summary, args.out, report=args.report)
     _check_evaluated(summary, "the sample history")
     return 0
 
@@ -188,8 +177,6 @@ def _costs(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _rank_by(text: str) -> tuple[str, ...]:
-    from spark_udfs.ranking import RankingError, parse_rank_by  # standard library only
-
     try:
         return parse_rank_by(text)
     except RankingError as error:
@@ -223,22 +210,27 @@ def _add_score_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rank-by",
         type=_rank_by,
-        default=("pause", "imbalance", "moved"),
+        default=DEFAULT_RANK_BY,
         metavar="FIGURE,...",
-        help="the ranking's score, lower is better, compared in order (default: pause,imbalance,moved); figures: "
-        "pause, imbalance, moved, revoked, orphaned, topic_spread, load_spread, rounds, invalid, assign_ms",
+        help=(
+            f"the ranking's score, lower is better, compared in order (default: {','.join(DEFAULT_RANK_BY)}); "
+            f"figures: {', '.join(RANK_KEYS)}"
+        ),
     )
     parser.add_argument(
         "--rebalance-seconds",
         type=_seconds,
-        default=5.0,
-        help="how long one rebalance round stops a group, for the pause cost (default: 5)",
+        default=DEFAULT_REBALANCE_SECONDS,
+        help=f"how long one rebalance round stops a group, for the pause cost (default: {DEFAULT_REBALANCE_SECONDS:g})",
     )
     parser.add_argument(
         "--heartbeat-seconds",
         type=_seconds,
-        default=5.0,
-        help="the consumer protocol's heartbeat interval (KIP-848), for its pause cost (default: 5)",
+        default=DEFAULT_HEARTBEAT_SECONDS,
+        help=(
+            "the consumer protocol's heartbeat interval (KIP-848), for its pause cost "
+            f"(default: {DEFAULT_HEARTBEAT_SECONDS:g})"
+        ),
     )
 
 
@@ -280,8 +272,15 @@ def register_demo(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     """Add ``assignors demo``."""
     demo = subparsers.add_parser("demo", help="evaluate a generated sample history (what `make demo` runs)")
     demo.add_argument("--out", default="demo-output", help="output directory (default: demo-output)")
-    demo.add_argument("--groups", type=_count, default=300, help="number of groups (default: 300)")
-    demo.add_argument("--snapshots", type=_count, default=48, help="snapshots per group (default: 48)")
+    demo.add_argument(
+        "--groups", type=_count, default=DEFAULT_GROUPS, help=f"number of groups (default: {DEFAULT_GROUPS})"
+    )
+    demo.add_argument(
+        "--snapshots",
+        type=_count,
+        default=DEFAULT_SNAPSHOTS,
+        help=f"snapshots per group (default: {DEFAULT_SNAPSHOTS})",
+    )
     _add_score_options(demo)
     _add_session_options(demo, "the active session, else local[*]")
     demo.set_defaults(run=_cmd_demo)

@@ -1,6 +1,6 @@
 """Pandas UDFs for Spark SQL and DataFrames: assign a snapshot, measure an assignment's balance and movement.
 
-The history evaluation, :func:`evaluate_history`, lives in :mod:`spark_udfs.evaluation`; it and
+The history evaluation, :func:`evaluate_history`, lives in :mod:`spark_udfs.jobs.history`; it and
 :class:`SchemaError` are also importable from here, as they always were.
 """
 
@@ -18,9 +18,10 @@ from assignors import (
     parse_topic_partition,
 )
 from assignors.metrics import balance, movement
-from spark_udfs.evaluation import evaluate_history
-from spark_udfs.group_replay import strategy_assignor
-from spark_udfs.schemas import ASSIGNMENT_TYPE, SchemaError, check_schema
+from assignors.tables import ASSIGNMENT_TYPE
+from spark_udfs.jobs.history import evaluate_history
+from spark_udfs.replay.group_replay import strategy_assignor
+from spark_udfs.tables.schemas import SchemaError, check_schema
 
 if TYPE_CHECKING:
     import pandas as pd

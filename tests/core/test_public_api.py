@@ -99,7 +99,15 @@ def _public_names(module: ModuleType) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "name", ["spark_udfs", "spark_udfs.replay", "spark_udfs.schemas", "assignors.rebalance", "assignors.testing"]
+    "name",
+    [
+        "spark_udfs",
+        "spark_udfs.replay",
+        "spark_udfs.tables.schemas",
+        "assignors.rebalance",
+        "assignors.testing",
+        "assignors.tables",
+    ],
 )
 def test_module_all_lists_its_public_names(name: str) -> None:
     """__all__ names every public attribute, and every name in it exists (ruff RUF022 keeps it sorted)."""
@@ -124,21 +132,31 @@ def test_spark_udfs_exports_the_documented_api_without_starting_spark() -> None:
 
 
 def test_the_replay_split_keeps_every_import_path() -> None:
-    """What spark_udfs.replay and spark_udfs.udfs exported before the split, they still export, as the same objects."""
+    """What spark_udfs.replay and spark_udfs.udfs exported before the split, they still export, as the same objects;
+    the tables' columns are assignors.tables' own (one home)."""
     replay = importlib.import_module("spark_udfs.replay")
     udfs = importlib.import_module("spark_udfs.udfs")
     homes = {
-        "spark_udfs.schemas": ["DETAIL_COLUMNS", "MEMBERSHIP_COLUMNS", "OUTPUT_COLUMNS", "TOPICS_COLUMNS", "ddl"],
-        "spark_udfs.group_replay": ["STRATEGIES", "GroupDataError", "MemberRow", "TopicHistory", "replay_group"],
-        "spark_udfs.frames": ["member_rows", "replay_frame", "rows_to_frame"],
-        "spark_udfs.costs": ["WEIGHTS_COLUMNS", "PauseTiming", "WeightHistory"],
+        "assignors.tables": [
+            "DETAIL_COLUMNS",
+            "MEMBERSHIP_COLUMNS",
+            "OUTPUT_COLUMNS",
+            "TOPICS_COLUMNS",
+            "WEIGHTS_COLUMNS",
+        ],
+        "spark_udfs.tables.schemas": ["ddl"],
+        "spark_udfs.replay.group_replay": ["STRATEGIES", "GroupDataError", "MemberRow", "TopicHistory", "replay_group"],
+        "spark_udfs.replay.frames": ["member_rows", "replay_frame", "rows_to_frame"],
+        "spark_udfs.replay.weights": ["WeightHistory"],
+        "spark_udfs.replay.timing": ["PauseTiming"],
     }
     for home, names in homes.items():
         module = importlib.import_module(home)
         assert {n: getattr(replay, n) is getattr(module, n) for n in names} == dict.fromkeys(names, True)
-    evaluation = importlib.import_module("spark_udfs.evaluation")
-    schemas = importlib.import_module("spark_udfs.schemas")
+    evaluation = importlib.import_module("spark_udfs.jobs.history")
+    schemas = importlib.import_module("spark_udfs.tables.schemas")
+    tables = importlib.import_module("assignors.tables")
     assert udfs.evaluate_history is evaluation.evaluate_history
     assert udfs.SchemaError is schemas.SchemaError
-    assert udfs.ASSIGNMENT_TYPE == schemas.ASSIGNMENT_TYPE
-    assert importlib.import_module("spark_udfs.job").OPTIONAL_CSV_COLUMNS is schemas.OPTIONAL_CSV_COLUMNS
+    assert udfs.ASSIGNMENT_TYPE is tables.ASSIGNMENT_TYPE
+    assert importlib.import_module("assignors.offsets_topic").ACTUAL_COLUMNS is tables.ACTUAL_COLUMNS

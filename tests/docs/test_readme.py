@@ -116,7 +116,7 @@ def test_install_lines_name_the_project_and_its_extras() -> None:
         ("docs", ["mkdocs build --strict"]),
         ("bench", ["python -m benchmarks"]),
         ("cluster", ["pytest -m cluster"]),
-        ("kafka-demo", ["-m spark_udfs.kafka_demo --classpath jvm/target/kafka-", "--out kafka-demo-output"]),
+        ("kafka-demo", ["-m spark_udfs.demo.kafka_demo --classpath jvm/target/kafka-", "--out kafka-demo-output"]),
     ],
 )
 def test_make_targets_run_what_the_readme_says(tmp_path: Path, target: str, recipe: list[str]) -> None:

@@ -10,9 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import Cluster, RangeAssignor, RoundRobinAssignor, Subscription
-from spark_udfs.actual import ActualRow, actual_rows, match_rates, self_check
-from spark_udfs.costs import PauseTiming, WeightHistory
 from spark_udfs.replay import OUTPUT_COLUMNS, MemberRow, TopicHistory
+from spark_udfs.replay.actual import ActualRow, actual_rows, match_rates, self_check
+from spark_udfs.replay.timing import PauseTiming
+from spark_udfs.replay.weights import WeightHistory
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 

@@ -32,8 +32,8 @@ from helpers.spark_processes import (
     without_spark,
 )
 from spark_udfs import evaluate_history
+from spark_udfs.demo.sample import generate_history
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
-from spark_udfs.sample import generate_history
 
 pytestmark = [pytest.mark.cluster, pytest.mark.xdist_group("cluster")]  # its own JVMs: beside the spark group
 

@@ -15,7 +15,7 @@ from assignors import Assignment, Subscription, TopicPartition
 from assignors.cli import main
 from assignors.consumer_protocol import encode_assignment, encode_subscription
 from assignors.offsets_topic import GroupMetadata, HistoryBuilder, MemberMetadata, OffsetCommit, Record, encode_record
-from spark_udfs.offsets import offsets_tables
+from spark_udfs.jobs.consumer_offsets import offsets_tables
 
 pytestmark = pytest.mark.xdist_group("spark")  # beside the Connect server (make unit: --dist loadgroup)
 
@@ -163,9 +163,11 @@ def _json_of(record: GroupMetadata) -> dict[str, Any]:
 
 def test_the_actual_strategy_on_spark_equals_the_pure_rows(spark: SparkSession) -> None:
     """evaluate_history(actual=..., weights=..., durations): its 'actual' rows are actual_rows', weights and all."""
-    from spark_udfs.actual import ActualRow, actual_rows
-    from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
+    from assignors.tables import WEIGHTS_COLUMNS
     from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, MemberRow, TopicHistory, ddl
+    from spark_udfs.replay.actual import ActualRow, actual_rows
+    from spark_udfs.replay.timing import PauseTiming
+    from spark_udfs.replay.weights import WeightHistory
     from spark_udfs.udfs import evaluate_history
 
     tables = offsets_tables(

@@ -23,9 +23,10 @@ from assignors import (
 )
 from assignors.metrics import InvalidWeightError, balance, movement, pause_partition_seconds
 from spark_udfs import MemberRow, TopicHistory, replay_group
-from spark_udfs.costs import PauseTiming, WeightHistory
+from spark_udfs.demo.sample import _Group, _Member, _restart
 from spark_udfs.replay import OUTPUT_COLUMNS, replay_frame, rows_to_frame
-from spark_udfs.sample import _Group, _Member, _restart
+from spark_udfs.replay.timing import PauseTiming
+from spark_udfs.replay.weights import WeightHistory
 
 T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive
 

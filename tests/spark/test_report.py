@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
-from spark_udfs.ranking import DEFAULT_RANK_BY, RANK_KEYS, RankingError, StrategySummary, parse_rank_by, rank
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
-from spark_udfs.report import Summary, render_html, render_text, summarize
-from spark_udfs.summary import SelfCheckGroup, headline, member_events
+from spark_udfs.report.aggregation import summarize
+from spark_udfs.report.html import render_html
+from spark_udfs.report.ranking import DEFAULT_RANK_BY, RANK_KEYS, RankingError, StrategySummary, parse_rank_by, rank
+from spark_udfs.report.summary import SelfCheckGroup, Summary, member_events
+from spark_udfs.report.text import headline, render_text
 from spark_udfs.udfs import evaluate_history
 
 pytestmark = pytest.mark.xdist_group("spark")  # beside the Connect server (make unit: --dist loadgroup)
@@ -175,7 +177,7 @@ def test_self_check_match_rate_and_mismatches_in_the_report(
     session: SparkSession, evaluation: tuple[DataFrame, DataFrame]
 ) -> None:
     """Group g: 1 of 2 recorded range snapshots reproduced; h: 1 of 1. The report lists g's mismatch."""
-    from spark_udfs.actual import SELF_CHECK_COLUMNS
+    from assignors.tables import SELF_CHECK_COLUMNS
 
     mismatch = "a: recorded [t-0, t-2], replayed [t-0, t-1]"
     rows = [

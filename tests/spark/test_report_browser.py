@@ -235,7 +235,7 @@ def problems(browser: Browser) -> list[str]:
 
 @pytest.fixture(scope="module")
 def report(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from spark_udfs.job import run_demo
+    from spark_udfs.jobs.evaluate import run_demo
 
     out = tmp_path_factory.mktemp("report")
     run_demo(spark, str(out), groups=16, snapshots=16, progress=None)

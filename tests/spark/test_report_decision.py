@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from spark_udfs.ranking import StrategySummary
-from spark_udfs.report import summarize
-from spark_udfs.report_html import render_html
-from spark_udfs.schemas import OUTPUT_COLUMNS, ddl
-from spark_udfs.summary import ADOPTION, DrillDown, GroupBalance, Summary, adoption, render_text
+from assignors.tables import OUTPUT_COLUMNS
+from spark_udfs.report.aggregation import summarize
+from spark_udfs.report.html import render_html
+from spark_udfs.report.ranking import StrategySummary
+from spark_udfs.report.summary import ADOPTION, DrillDown, GroupBalance, Summary, adoption
+from spark_udfs.report.text import render_text
+from spark_udfs.tables.schemas import ddl
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

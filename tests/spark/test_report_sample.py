@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from spark_udfs import sample
-from spark_udfs.sample import HOT_KBPS, START, STEP, generate_history
+from spark_udfs.demo import sample
+from spark_udfs.demo.sample import HOT_KBPS, START, STEP, generate_history
 
 
 def test_the_same_arguments_give_the_same_history() -> None:

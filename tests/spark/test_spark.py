@@ -14,11 +14,13 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
+from assignors.tables import WEIGHTS_COLUMNS
 from spark_udfs import MemberRow, TopicHistory, replay_group
 from spark_udfs.cli import main, register_evaluate
-from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
+from spark_udfs.demo.sample import generate_history
 from spark_udfs.replay import ALL_STRATEGIES, MEMBERSHIP_COLUMNS, OUTPUT_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
-from spark_udfs.sample import generate_history
+from spark_udfs.replay.timing import PauseTiming
+from spark_udfs.replay.weights import WeightHistory
 from spark_udfs.udfs import SchemaError, evaluate_history, register_udfs
 
 pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the JVMs (make unit: --dist loadgroup)

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spark_udfs.validation import BadValue, _lines, csv_checks, expected
+from spark_udfs.tables.csv_checks import BadValue, _lines, csv_checks, expected
 
 TEXT = st.text(alphabet=st.sampled_from('ab,"\n x'), max_size=6)
 

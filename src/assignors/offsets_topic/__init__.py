@@ -20,10 +20,11 @@ Untrusted bytes raise :class:`~assignors.ProtocolError` naming the field and byt
 and no length prefix allocates beyond the input.
 """
 
+from assignors._core.tables import ACTUAL_COLUMNS
 from assignors.offsets_topic._decode import decode_record
 from assignors.offsets_topic._dumps import DumpEntry, read_dump_log, read_formatter_output, record_from_json
 from assignors.offsets_topic._encode import encode_record
-from assignors.offsets_topic._history import ACTUAL_COLUMNS, HistoryBuilder, TopicCounts, timestamp_of
+from assignors.offsets_topic._history import HistoryBuilder, TopicCounts, timestamp_of
 from assignors.offsets_topic._records import (
     ConsumerGroupCurrentMemberAssignment,
     ConsumerGroupMemberMetadata,

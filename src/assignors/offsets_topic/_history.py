@@ -39,21 +39,10 @@ from assignors.offsets_topic._records import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
 
-__all__ = ["ACTUAL_COLUMNS", "HistoryBuilder", "TopicCounts", "timestamp_of"]
+__all__ = ["HistoryBuilder", "TopicCounts", "timestamp_of"]
 
 _log = logging.getLogger(__name__)
 
-ACTUAL_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("group_id", "string"),
-    ("snapshot_ts", "timestamp"),
-    ("generation", "int"),
-    ("protocol", "string"),
-    ("leader", "string"),
-    ("member_id", "string"),
-    ("group_instance_id", "string"),
-    ("assigned", "array<string>"),
-)
-"""The ``actual`` table: one row per member per recorded snapshot, with what the cluster assigned it."""
 
 _ONE_TICK = dt.timedelta(microseconds=1)
 _SERVER_ASSIGNORS = {"uniform": "uniform", "range": "consumer-range"}

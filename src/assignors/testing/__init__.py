@@ -31,6 +31,7 @@ from assignors.testing._checks import (
     validity_problems,
 )
 from assignors.testing._consumer import consumer_group_problems, consumer_group_state_machine
+from assignors.testing._groups import MemberProcess, MemberSpec, Observation, settle_group
 from assignors.testing._kafka import DEFAULT_KAFKA_VERSION, KafkaBroker, KafkaBrokerError, kafka_classpath
 from assignors.testing._machine import group_state_machine
 from assignors.testing._optimality import (
@@ -58,6 +59,9 @@ __all__ = [
     "InvariantViolationError",
     "KafkaBroker",
     "KafkaBrokerError",
+    "MemberProcess",
+    "MemberSpec",
+    "Observation",
     "StickyScore",
     "assignments",
     "balance_problems",
@@ -82,6 +86,7 @@ __all__ = [
     "rack_aware",
     "rack_locality_problems",
     "settle",
+    "settle_group",
     "simulation_problems",
     "sticky_score",
     "subscriptions",

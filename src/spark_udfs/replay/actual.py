@@ -36,27 +36,18 @@ from assignors import parse_topic_partition as parse_tp
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.metrics import balance, check_assignment, movement, pause_partition_seconds, weighted_load
 from assignors.rebalance import preferred_protocol
-from spark_udfs.costs import DEFAULT_TIMING, PauseTiming, WeightHistory
-from spark_udfs.replay import OUTPUT_COLUMNS, MemberRow, TopicHistory
+from assignors.tables import ACTUAL_STRATEGY, OUTPUT_COLUMNS
+from spark_udfs.replay.group_input import MemberRow, TopicHistory
+from spark_udfs.replay.timing import DEFAULT_TIMING, PauseTiming
+from spark_udfs.replay.weights import WeightHistory
 
 __all__ = [
-    "ACTUAL_STRATEGY",
-    "SELF_CHECK_COLUMNS",
     "ActualRow",
     "actual_rows",
     "match_rates",
     "self_check",
 ]
 
-ACTUAL_STRATEGY = "actual"
-SELF_CHECK_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("group_id", "string"),
-    ("snapshot_ts", "timestamp"),
-    ("assignor", "string"),
-    ("generation", "int"),
-    ("matched", "boolean"),
-    ("mismatches", "array<string>"),
-)
 _CHECKED = (RANGE_ASSIGNOR_NAME, ROUNDROBIN_ASSIGNOR_NAME)  # deterministic: the cluster's must equal ours
 _COOPERATIVE = frozenset(
     n for n in assignor_names() if preferred_protocol(get_assignor(n)) is RebalanceProtocol.COOPERATIVE

@@ -1,4 +1,10 @@
-"""The evaluation job behind ``assignors evaluate`` and ``assignors demo``."""
+"""The route of ``assignors evaluate`` and ``assignors demo``: the tables in, the evaluation, the report out.
+
+Each step once: the CLI reads the tables (:mod:`spark_udfs.tables.reading`), :func:`run_evaluation` evaluates
+them (:func:`spark_udfs.jobs.history.evaluate`: optional columns added, topics collected and the actual strategy
+measured, each once), writes the evaluation and the self-check, and summarizes them into the report
+(:mod:`spark_udfs.report`).
+"""
 
 from __future__ import annotations
 
@@ -8,131 +14,28 @@ import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
-from urllib.parse import unquote, urlparse
 
 from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS
-from spark_udfs.costs import WEIGHTS_COLUMNS
-from spark_udfs.ranking import DEFAULT_RANK_BY
-from spark_udfs.replay import ALL_STRATEGIES, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
-from spark_udfs.report import Summary, render_html, render_text, summarize
-from spark_udfs.schemas import OPTIONAL_CSV_COLUMNS, SchemaError, csv_columns, with_optional_columns
-from spark_udfs.session import first_line, is_connect
-from spark_udfs.udfs import evaluate_history
+from assignors.tables import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
+from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS, generate_history
+from spark_udfs.jobs.history import evaluate
+from spark_udfs.replay.group_replay import ALL_STRATEGIES
+from spark_udfs.report.aggregation import summarize
+from spark_udfs.report.html import render_html
+from spark_udfs.report.ranking import DEFAULT_RANK_BY
+from spark_udfs.report.text import render_text
+from spark_udfs.session import is_connect
+from spark_udfs.tables.paths import join_uri, local_path
+from spark_udfs.tables.schemas import ddl
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = [
-    "OPTIONAL_CSV_COLUMNS",
-    "join_uri",
-    "local_path",
-    "print_summary",
-    "read_table",
-    "run_demo",
-    "run_evaluation",
-]
+    from spark_udfs.report.summary import Summary
 
-
-def local_path(uri: str) -> Path | None:
-    """The local file system path of ``uri`` (a plain path or ``file:``), else None (``hdfs://``, ``s3a://``...)."""
-    parsed = urlparse(uri)
-    if parsed.scheme == "file":
-        return Path(unquote(parsed.path))
-    if len(parsed.scheme) <= 1:  # no scheme, or a Windows drive letter
-        return Path(uri)
-    return None
-
-
-def join_uri(base: str, name: str) -> str:
-    """``base/name`` for a path or a URI."""
-    return f"{base.rstrip('/')}/{name}"
-
-
-def _is_csv(path: str) -> bool:
-    """A ``.csv`` file, or a local directory holding ``.csv`` files (Spark reads the rest as Parquet)."""
-    if path.rstrip("/").lower().endswith(".csv"):
-        return True
-    local = local_path(path)
-    return local is not None and local.is_dir() and any(local.glob("*.csv"))
-
-
-def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]]) -> DataFrame:
-    """Read Parquet (a file or a directory) or CSV with a header, from any path or URI Spark reads.
-
-    In CSV, an ``array<string>`` column holds its items separated by ``;`` (empty: none) and
-    timestamps are ISO 8601; Parquet is read as it is. Either way only ``group_instance_id``,
-    ``rack_id`` and ``valid_from`` may be left out (null), and the schema is checked later. A CSV
-    value that does not parse is null, and its text is kept for the evaluation to name it
-    (:mod:`spark_udfs.validation`): one typo never stops the job.
-
-    Raises:
-        FileNotFoundError: Spark says the path does not exist (one line, Spark's words).
-        SchemaError: the table cannot be read at all (an empty directory, not Parquet, not
-            readable): one line naming the path and the problem.
-    """
-    from pyspark.errors import AnalysisException
-
-    from spark_udfs.validation import SOURCE_COLUMN, csv_checks
-
-    local = local_path(path)
-    if (
-        local is not None
-        and local.is_dir()
-        and not any(p for p in local.iterdir() if not p.name.startswith((".", "_")))
-    ):
-        msg = f"{path}: an empty directory, no table to read"
-        raise SchemaError(msg)
-    csv = _is_csv(path)
-    if not csv and local is not None:
-        _check_parquet_files(path, local)
-    try:
-        if not csv:
-            frame = with_optional_columns(spark.read.parquet(path), columns)
-        else:
-            raw = spark.read.option("header", "true").csv(path)
-            checks = csv_checks(raw.columns, columns)
-            source = [f"_metadata.file_path AS {SOURCE_COLUMN}"] if checks else []
-            frame = raw.selectExpr(*csv_columns(raw.columns, columns), *checks, *source)
-        frame.schema  # noqa: B018 - analyse now: over Spark Connect reading is lazy
-    except AnalysisException as error:
-        message = str(error).strip().splitlines()[0]
-        if error.getCondition() == "PATH_NOT_FOUND":
-            msg = f"{path}: {message}"
-            raise FileNotFoundError(msg) from None
-        msg = f"{path}: cannot read as {'CSV' if csv else 'Parquet'}: {message}"
-        raise SchemaError(msg) from None
-    except Exception as error:  # noqa: BLE001 - classic Spark raises the JVM's error type, Connect its own
-        msg = f"{path}: cannot read as {'CSV' if csv else 'Parquet'}: {first_line(error)}"
-        raise SchemaError(msg) from None
-    return frame
-
-
-_PARQUET_MAGIC = b"PAR1"
-
-
-def _check_parquet_files(path: str, local: Path) -> None:
-    """Refuse a local file that is not Parquet before Spark logs a Java stack trace over it."""
-    files = [local] if local.is_file() else sorted(p for p in local.rglob("*") if p.is_file())
-    for file in files:
-        if file.name.startswith((".", "_")) or file.suffix.lower() in {".crc", ".csv"}:
-            continue
-        try:
-            with file.open("rb") as handle:
-                head = handle.read(4)
-                handle.seek(max(file.stat().st_size - 4, 0))
-                tail = handle.read(4)
-        except OSError as error:
-            msg = f"{path}: cannot read {file}: {error.strerror or error}"
-            raise SchemaError(msg) from None
-        if head != _PARQUET_MAGIC or tail != _PARQUET_MAGIC:
-            where = "" if file == local else f" ({file.relative_to(local)})"
-            msg = (
-                f"{path}: not a Parquet file{where}: it does not start and end with PAR1; "
-                "a CSV table must be a .csv file or a directory of .csv files"
-            )
-            raise SchemaError(msg)
+__all__ = ["print_summary", "report_path", "run_demo", "run_evaluation"]
 
 
 def _write(frame: DataFrame, target: str, *, replace: bool) -> None:
@@ -212,7 +115,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     Raises:
         FileExistsError: ``out/evaluation`` exists and ``replace`` is False (``assignors evaluate``).
     """
-    evaluation = evaluate_history(
+    evaluation = evaluate(
         membership,
         topics,
         strategies=strategies,
@@ -223,13 +126,10 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     )
     target = join_uri(out, "evaluation")
     with _progress(spark, where=progress):
-        _write(evaluation, target, replace=replace)
+        _write(evaluation.output, target, replace=replace)
     checks = None
-    if actual is not None:
-        from spark_udfs.offsets import evaluate_actual
-
-        _, found = evaluate_actual(membership, topics, actual)
-        found.write.mode("overwrite").parquet(join_uri(out, "self_check"))
+    if evaluation.self_check is not None:
+        evaluation.self_check.write.mode("overwrite").parquet(join_uri(out, "self_check"))
         checks = spark.read.parquet(join_uri(out, "self_check"))
     note = (
         f"Pause cost assumes a rebalance round stops a group for {rebalance_seconds:g} s and the consumer "
@@ -242,7 +142,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     )
     summary = summarize(
         spark.read.parquet(target),
-        membership,
+        evaluation.membership,
         rank_by=rank_by,
         notes=[note],
         self_check=checks,
@@ -258,8 +158,8 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
     spark: SparkSession,
     out: str,
     *,
-    groups: int = 300,
-    snapshots: int = 48,
+    groups: int = DEFAULT_GROUPS,
+    snapshots: int = DEFAULT_SNAPSHOTS,
     report: str | None = None,
     progress: TextIO | bool | None = True,
     rank_by: Sequence[str] = DEFAULT_RANK_BY,
@@ -270,8 +170,6 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
 
     Every strategy runs: the classic four and KIP-848's ``uniform`` and ``consumer-range``.
     """
-    from spark_udfs.sample import generate_history
-
     history = generate_history(groups, snapshots)
     membership = spark.createDataFrame(history.membership, ddl(MEMBERSHIP_COLUMNS))
     topics = spark.createDataFrame(history.topics, ddl(TOPICS_COLUMNS))

@@ -1,12 +1,12 @@
 """Replay one consumer group's membership history under each strategy (pure Python; no JVM).
 
-The Spark job calls :func:`spark_udfs.frames.replay_frame` once per group
+The Spark job calls :func:`spark_udfs.replay.frames.replay_frame` once per group
 (``groupBy("group_id").applyInPandas``), which calls :func:`replay_group`; tests and the
 plain-Python benchmark call :func:`replay_group` directly. Both give the rows of the evaluation
-output (``spark_udfs.schemas.OUTPUT_COLUMNS``; docs/evaluation.md defines each column).
+output (``spark_udfs.tables.schemas.OUTPUT_COLUMNS``; docs/evaluation.md defines each column).
 
 A group's rows are its snapshots: all membership rows with one ``snapshot_ts``
-(:mod:`spark_udfs.group_input` groups and checks them). Snapshots are replayed in time
+(:mod:`spark_udfs.replay.group_input` groups and checks them). Snapshots are replayed in time
 order. Each strategy carries its own last assignment and generation from one snapshot to
 the next and rebalances under its own protocol (its preferred one: EAGER for range,
 roundrobin and sticky; COOPERATIVE for cooperative-sticky) through
@@ -49,9 +49,18 @@ from assignors.metrics import (
     weighted_load,
 )
 from assignors.rebalance import RebalanceResult, preferred_protocol, rebalance
-from spark_udfs.costs import DEFAULT_TIMING, PauseTiming, WeightHistory, is_missing
-from spark_udfs.group_input import GroupDataError, MemberRow, Snapshot, TopicHistory, check_group_id, group_snapshots
-from spark_udfs.schemas import OUTPUT_COLUMNS
+from assignors.tables import OUTPUT_COLUMNS
+from spark_udfs.replay.group_input import (
+    GroupDataError,
+    MemberRow,
+    Snapshot,
+    TopicHistory,
+    check_group_id,
+    group_snapshots,
+)
+from spark_udfs.replay.timing import DEFAULT_TIMING, PauseTiming
+from spark_udfs.replay.values import is_missing
+from spark_udfs.replay.weights import WeightHistory
 
 if TYPE_CHECKING:
     from assignors import TopicPartition

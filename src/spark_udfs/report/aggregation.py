@@ -1,10 +1,10 @@
-"""The evaluation's summary, aggregated on Spark; its HTML and plain-text forms.
+"""The evaluation's summary, aggregated on Spark.
 
 :func:`summarize` reduces the evaluation output (any size) to a :class:`Summary` small
 enough for one HTML page: the ranked strategies, distributions as quantiles, a timeline
 bucketed to at most ``MAX_POINTS`` points, a table of the groups and a drill-down into
-the groups with the most pause cost. :func:`render_html` (:mod:`spark_udfs.report_html`)
-draws it with plotly; :func:`render_text` prints the ranking.
+the groups with the most pause cost. :func:`spark_udfs.report.html.render_html` draws it with
+plotly; :func:`spark_udfs.report.text.render_text` prints the ranking.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import datetime as dt
 import math
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from spark_udfs.ranking import DEFAULT_RANK_BY, StrategySummary, parse_rank_by, rank
-from spark_udfs.report_html import render_html
-from spark_udfs.summary import (
+from assignors.tables import ACTUAL_STRATEGY
+from spark_udfs.report.ranking import DEFAULT_RANK_BY, StrategySummary, parse_rank_by, rank
+from spark_udfs.report.summary import (
     DISTRIBUTIONS,
     MAX_POINTS,
     PERCENTS,
@@ -29,7 +29,6 @@ from spark_udfs.summary import (
     TimePoint,
     member_events,
     recommended,
-    render_text,
 )
 
 if TYPE_CHECKING:
@@ -42,19 +41,7 @@ _NULL_AS = {"imbalance": 1.0, "worst_imbalance": 1.0}
 """A null aggregate means "nothing measured": 0 for counts and sums, 1.0 (even) for a load ratio."""
 _CASTS: dict[str, Any] = {"int": int, "float": float, "bool": bool, "str": str}
 
-__all__ = [
-    "DrillDown",
-    "GroupBalance",
-    "GroupFigures",
-    "Quantiles",
-    "SelfCheckGroup",
-    "StrategySummary",
-    "Summary",
-    "TimePoint",
-    "render_html",
-    "render_text",
-    "summarize",
-]
+__all__ = ["summarize"]
 
 
 def _imbalance() -> Column:
@@ -84,7 +71,7 @@ def summarize(  # noqa: PLR0913 - the report's options
     Args:
         evaluation: the output of ``evaluate_history``.
         membership: its input, for the drill-down's member timelines (omitted: none).
-        rank_by: the figures of the score, in order (see :mod:`spark_udfs.ranking`).
+        rank_by: the figures of the score, in order (see :mod:`spark_udfs.report.ranking`).
         top: how many groups the drill-down shows: the most pause cost under the recommended strategy
             (the cluster's own ``actual`` when the evaluation has it), never a sum over alternatives.
         group_limit: rows of the groups table (group x strategy, most pause cost first).
@@ -115,7 +102,7 @@ def summarize(  # noqa: PLR0913 - the report's options
     )
     table, total = _group_table(ok, group_limit)
     ranked = Summary(0, 0, [], strategies)
-    reference = "actual" if any(s.strategy == "actual" for s in strategies) else recommended(ranked)
+    reference = ACTUAL_STRATEGY if any(s.strategy == ACTUAL_STRATEGY for s in strategies) else recommended(ranked)
     balance, balance_count, worst = _balance_by_group(ok, balance_limit)
     return Summary(
         groups=int(counts["groups"]),
@@ -289,7 +276,9 @@ def _balance_by_group(ok: DataFrame, limit: int) -> tuple[list[GroupBalance], in
     from pyspark.sql import functions as sf
 
     per_strategy = (
-        ok.where(sf.col("strategy") != "actual").groupBy("group_id", "strategy").agg(sf.max("imbalance").alias("worst"))
+        ok.where(sf.col("strategy") != ACTUAL_STRATEGY)
+        .groupBy("group_id", "strategy")
+        .agg(sf.max("imbalance").alias("worst"))
     )
     by_group = (
         per_strategy.groupBy("group_id")

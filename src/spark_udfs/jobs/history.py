@@ -1,15 +1,15 @@
 """The history evaluation on Spark: every group's membership history replayed under each strategy.
 
 :func:`evaluate_history` checks the tables' schemas, ships the small tables (topics, weights) to
-the workers and runs :func:`spark_udfs.frames.replay_frame` once per group
+the workers and runs :func:`spark_udfs.replay.frames.replay_frame` once per group
 (``groupBy("group_id").applyInPandas``), on a local session, a cluster or Spark Connect.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
-from typing import TYPE_CHECKING, Literal, overload
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from assignors import ConfigurationError
 from assignors.metrics import (
@@ -18,41 +18,48 @@ from assignors.metrics import (
     InvalidWeightError,
     pause_partition_seconds,
 )
-from assignors.offsets_topic import ACTUAL_COLUMNS
-from spark_udfs.costs import WEIGHTS_COLUMNS, PauseTiming, WeightHistory
-from spark_udfs.frames import replay_frame
-from spark_udfs.group_replay import ALL_STRATEGIES, TopicHistory, strategy_assignor
-from spark_udfs.schemas import (
+from assignors.tables import (
+    ACTUAL_COLUMNS,
     ASSIGNMENT_TYPE,
     DETAIL_COLUMNS,
     MEMBERSHIP_COLUMNS,
     OUTPUT_COLUMNS,
     TOPICS_COLUMNS,
-    check_schema,
-    ddl,
-    with_optional_columns,
+    WEIGHTS_COLUMNS,
+    column_names,
 )
-from spark_udfs.validation import bad_values
+from spark_udfs.jobs.actual import evaluate_actual
+from spark_udfs.replay.frames import replay_frame
+from spark_udfs.replay.group_replay import ALL_STRATEGIES, TopicHistory, strategy_assignor
+from spark_udfs.replay.timing import PauseTiming
+from spark_udfs.replay.weights import WeightHistory
+from spark_udfs.tables.csv_checks import bad_values
+from spark_udfs.tables.schemas import check_schema, ddl, with_optional_columns
 
 if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame
 
-__all__ = ["evaluate_history"]
+__all__ = ["Evaluation", "evaluate", "evaluate_history"]
 
 
-def _checked_inputs(membership: DataFrame, topics: DataFrame) -> tuple[TopicHistory, dict[str | None, str]]:
-    """The topics' history (a topic with a bad row carries its message) and the groups with a bad membership row."""
+def _checked_inputs(
+    membership: DataFrame, topics: DataFrame
+) -> tuple[list[tuple[Any, Any, Any]], dict[str, str], dict[str | None, str]]:
+    """The topics' rows, the topics with a bad row (and its message) and the groups with a bad membership row.
+
+    The topics table is small: collected to the driver once, its bad values found in what was collected.
+    """
+    collected = topics.collect()
     invalid_topics: dict[str, str] = {}
-    for bad in bad_values(topics, TOPICS_COLUMNS, "topics", "topic"):
+    for bad in bad_values(topics, TOPICS_COLUMNS, "topics", "topic", collected=collected):
         if bad.key is not None:
             invalid_topics.setdefault(bad.key, bad.message)
-    rows = ((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
-    history = TopicHistory(rows, invalid=invalid_topics)
+    rows = [(r["topic"], r["partitions"], r["valid_from"]) for r in collected]
     errors: dict[str | None, str] = {}
     for bad in bad_values(membership, MEMBERSHIP_COLUMNS, "membership", "group_id"):
         errors.setdefault(bad.key, bad.message)
-    return history, errors
+    return rows, invalid_topics, errors
 
 
 def _checked_strategies(strategies: Sequence[str]) -> tuple[str, ...]:
@@ -133,8 +140,48 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
         ConfigurationError: a strategy is listed twice.
         InvalidWeightError: a weights row or a duration is not a finite number >= 0.
 
-    A membership or topics value that did not parse (a CSV typo, see :mod:`spark_udfs.validation`)
+    A membership or topics value that did not parse (a CSV typo, see :mod:`spark_udfs.tables.csv_checks`)
     is its group's ``error`` (a topics row: the error of each group subscribing to the topic).
+    """
+    result = evaluate(
+        membership,
+        topics,
+        strategies=strategies,
+        detail=detail,
+        actual=actual,
+        weights=weights,
+        rebalance_seconds=rebalance_seconds,
+        heartbeat_seconds=heartbeat_seconds,
+    )
+    return result.output if result.detail is None else (result.output, result.detail)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One evaluation, every part computed once: what :func:`evaluate_history` returns, the self-check of
+    ``actual`` and the membership as evaluated (every column of its table), for the report."""
+
+    output: DataFrame
+    detail: DataFrame | None
+    self_check: DataFrame | None
+    membership: DataFrame
+
+
+def evaluate(  # noqa: PLR0913 - the evaluation's options
+    membership: DataFrame,
+    topics: DataFrame,
+    *,
+    strategies: Sequence[str] = ALL_STRATEGIES,
+    detail: bool = False,
+    actual: DataFrame | None = None,
+    weights: DataFrame | None = None,
+    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
+) -> Evaluation:
+    """:func:`evaluate_history`'s work, with the self-check of ``actual`` (None without it) kept beside.
+
+    Each input's optional columns are added here, once; the topics table is collected once; the actual
+    strategy is measured once (its rows join the output, its self-check is returned).
     """
     membership = with_optional_columns(membership, MEMBERSHIP_COLUMNS)
     topics = with_optional_columns(topics, TOPICS_COLUMNS)
@@ -153,9 +200,10 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
         bad_weights = bad_values(weights, WEIGHTS_COLUMNS, "weights", "topic")
         if bad_weights:
             raise InvalidWeightError(bad_weights[0].message)
-        weight_columns = [name for name, _ in WEIGHTS_COLUMNS]
+        weight_columns = column_names(WEIGHTS_COLUMNS)
         table = WeightHistory(tuple(r[n] for n in weight_columns) for r in weights.select(*weight_columns).collect())
-    history, errors = _checked_inputs(membership, topics)
+    topic_rows, invalid_topics, errors = _checked_inputs(membership, topics)
+    history = TopicHistory(topic_rows, invalid=invalid_topics)
     columns = list(OUTPUT_COLUMNS)
     if detail:
         columns.append(("detail", ASSIGNMENT_TYPE))
@@ -167,20 +215,20 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     # coalesce a small input into one partition, and the replay is CPU-bound. Read from the
     # session's SQL conf, so it works over Spark Connect (no SparkContext).
     parallelism = max(int(membership.sparkSession.conf.get("spark.sql.shuffle.partitions") or 8), 1)
-    selected = membership.select(*(name for name, _ in MEMBERSHIP_COLUMNS)).repartition(parallelism, "group_id")
+    selected = membership.select(*column_names(MEMBERSHIP_COLUMNS)).repartition(parallelism, "group_id")
     output = selected.groupBy("group_id").applyInPandas(replay, schema=ddl(columns))
+    checks = None
     if actual is not None:
-        from spark_udfs.offsets import evaluate_actual
-
-        recorded, _ = evaluate_actual(membership, topics, actual, weights=table, timing=timing)
+        # the recorded assignments are measured on the topics as recorded: a bad topics row is the replay's error
+        recorded, checks = evaluate_actual(membership, actual, TopicHistory(topic_rows), weights=table, timing=timing)
         if detail:
             recorded = recorded.selectExpr("*", f"CAST(NULL AS {columns[-1][1]}) AS detail")
         output = output.unionByName(recorded)
     if not detail:
-        return output
+        return Evaluation(output, None, checks, membership)
     output = output.cache()
     # SQL expressions rather than pyspark.sql.functions: the same code serves classic and Connect sessions.
     members = output.selectExpr("group_id", "snapshot_ts", "strategy", "explode(detail) AS d").selectExpr(
         "group_id", "snapshot_ts", "strategy", "d.member AS member", "d.partitions AS partitions"
     )
-    return output.drop("detail"), members.select(*(name for name, _ in DETAIL_COLUMNS))
+    return Evaluation(output.drop("detail"), members.select(*column_names(DETAIL_COLUMNS)), checks, membership)

@@ -1,11 +1,11 @@
 """``make kafka-demo``: a real Apache Kafka broker, real consumer groups, their own history collected and evaluated.
 
-``python -m spark_udfs.kafka_demo [--out DIR] [--classpath FILE]`` does what a user would do with their cluster,
+``python -m spark_udfs.demo.kafka_demo [--out DIR] [--classpath FILE]`` does what a user would do with their cluster,
 on a local one:
 
 1. starts a KRaft broker on 127.0.0.1 (:class:`assignors.testing.KafkaBroker`; ``--classpath`` names the jars
    ``make jvm`` listed, else ``KAFKA_HOME`` or Maven Central);
-2. runs three real consumer groups, each member its own process (:mod:`assignors.testing._groups`), through one
+2. runs three real consumer groups, each member its own process (:class:`assignors.testing.MemberProcess`), through one
    scripted history: a, b and c join one at a time; b crashes (SIGKILL: the broker notices when its session times
    out); d and e join at once (a scale-out). The groups:
 
@@ -143,7 +143,7 @@ def _what(kind: str, names: tuple[str, ...]) -> str:
 
 def _play(bootstrap: str, work: Path, admin: Any, groups: list[_Group]) -> None:
     """Apply each step to every group, then wait until every group settles (at most SETTLE_TIMEOUT_S each)."""
-    from assignors.testing._groups import MemberProcess, MemberSpec, settle_group
+    from assignors.testing import MemberProcess, MemberSpec, settle_group
 
     for number, (kind, names) in enumerate(STEPS, 1):
         began = time.monotonic()
@@ -243,7 +243,7 @@ def _exit_on_sigterm(_signal: int, _frame: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the demo; print where its output went."""
-    parser = argparse.ArgumentParser(prog="python -m spark_udfs.kafka_demo", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m spark_udfs.demo.kafka_demo", description=main.__doc__)
     parser.add_argument("--out", default="kafka-demo-output", help="output directory (default: kafka-demo-output)")
     parser.add_argument(
         "--classpath",

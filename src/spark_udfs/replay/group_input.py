@@ -2,7 +2,7 @@
 
 :func:`group_snapshots` groups a group's rows (:class:`MemberRow`) into snapshots in time order, with
 each subscribed topic's partition count from :class:`TopicHistory`, and checks everything the
-replay (:mod:`spark_udfs.group_replay`) relies on: a fault raises :class:`GroupDataError`
+replay (:mod:`spark_udfs.replay.group_replay`) relies on: a fault raises :class:`GroupDataError`
 naming the snapshot, member or topic.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assignors import AssignorError, Subscription
-from spark_udfs.costs import is_missing
+from spark_udfs.replay.values import is_missing
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -50,7 +50,7 @@ class TopicHistory:
         invalid: Mapping[str, str] | None = None,
     ) -> None:
         # A topic whose row holds a value that is not valid (a typo in a CSV): the message naming it is every
-        # subscribing group's error, whatever the time (spark_udfs.validation).
+        # subscribing group's error, whatever the time (spark_udfs.tables.csv_checks).
         self.invalid: dict[str, str] = dict(invalid or {})
         by_topic: dict[str, dict[tuple[int, Any], set[int | None]]] = {}
         for topic, partitions, valid_from in rows:

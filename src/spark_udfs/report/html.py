@@ -1,8 +1,8 @@
 """The report as one self-contained HTML file: plotly charts with plotly.js inlined, so it opens offline.
 
 The page is built here from its tables (ranking, balance, every group, self-check) and the chart
-sections of :mod:`spark_udfs.report_charts`; the building blocks (style, charts, tables, one look
-per strategy: :func:`strategy_styles`) are in :mod:`spark_udfs.report_page`.
+sections of :mod:`spark_udfs.report.charts`; the building blocks (style, charts, tables, one look
+per strategy: :func:`strategy_styles`) are in :mod:`spark_udfs.report.page`.
 """
 
 from __future__ import annotations
@@ -10,35 +10,24 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from spark_udfs.ranking import COLUMN_DEFINITIONS, RANK_KEYS
-from spark_udfs.report_charts import distribution_section, group_section, timeline_section
-from spark_udfs.report_page import SORT_SCRIPT, STYLE, Charts, strategy_styles, table
-from spark_udfs.summary import ACTUAL, adoption, headline, recommended
+from assignors.tables import ACTUAL_STRATEGY
+from spark_udfs.report.charts import distribution_section, group_section, timeline_section
+from spark_udfs.report.page import SORT_SCRIPT, STYLE, Charts, strategy_styles, table
+from spark_udfs.report.ranking import COLUMN_DEFINITIONS, RANK_KEYS
+from spark_udfs.report.summary import adoption, recommended
+from spark_udfs.report.text import headline
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from spark_udfs.ranking import StrategySummary
-    from spark_udfs.summary import Summary
+    from spark_udfs.report.ranking import StrategySummary
+    from spark_udfs.report.summary import Summary
 
 __all__ = ["render_html", "strategy_styles"]
 
-_RANK_COLUMNS = (
-    "pause",
-    "imbalance",
-    "moved",
-    "revoked",
-    "orphaned",
-    "topic_spread",
-    "load_spread",
-    "rounds",
-    "invalid",
-    "assign_ms",
-)
-
 
 def _ranking(summary: Summary) -> str:
-    figures = list(summary.rank_by) + [c for c in _RANK_COLUMNS if c not in summary.rank_by]
+    figures = list(summary.rank_by) + [c for c in RANK_KEYS if c not in summary.rank_by]
     columns = ["rank", "strategy", "protocol", "rebalances", *figures]
     header = [(c, COLUMN_DEFINITIONS[c]) for c in columns]
     rows = [
@@ -220,7 +209,7 @@ def render_html(summary: Summary, *, title: str = "Kafka assignor evaluation") -
     reference = next((g.strategy for g in summary.drilldown if g.strategy), "")
     measured = (
         " (the cluster's own assignments)"
-        if reference == ACTUAL
+        if reference == ACTUAL_STRATEGY
         else " (the recommended strategy)"
         if reference
         else ""

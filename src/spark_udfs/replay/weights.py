@@ -1,31 +1,19 @@
-"""What the replay measures beyond the assignments themselves: partition weights over time, pause timing."""
+"""Partition weights over time, as the replay reads them for the weighted columns."""
 
 from __future__ import annotations
 
 import math
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS, InvalidWeightError
+from assignors.metrics import InvalidWeightError
+from spark_udfs.replay.values import is_missing
 
 if TYPE_CHECKING:
     import datetime as dt
 
-__all__ = ["DEFAULT_TIMING", "WEIGHTS_COLUMNS", "PauseTiming", "WeightHistory", "is_missing"]
-
-WEIGHTS_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("topic", "string"),
-    ("partition", "int"),
-    ("weight", "double"),
-    ("valid_from", "timestamp"),
-)
-
-
-def is_missing(value: object) -> bool:
-    """None, NaN or NaT (the only values unequal to themselves)."""
-    return value is None or value != value  # noqa: PLR0124 - the NaN/NaT test without importing pandas
+__all__ = ["WeightHistory"]
 
 
 class WeightHistory:
@@ -74,14 +62,3 @@ class WeightHistory:
                 if index:
                     result[topic, part] = values[index - 1]
         return result
-
-
-@dataclass(frozen=True, slots=True)
-class PauseTiming:
-    """The durations behind ``pause_partition_seconds`` (see :func:`assignors.metrics.pause_partition_seconds`)."""
-
-    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS
-    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS
-
-
-DEFAULT_TIMING = PauseTiming()

@@ -6,10 +6,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from spark_udfs.ranking import DEFAULT_RANK_BY, StrategySummary
-
-ACTUAL = "actual"
-"""The strategy name of the cluster's recorded assignments (``spark_udfs.actual.ACTUAL_STRATEGY``)."""
+from assignors.tables import ACTUAL_STRATEGY
+from spark_udfs.report.ranking import DEFAULT_RANK_BY, StrategySummary
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -28,10 +26,8 @@ __all__ = [
     "Summary",
     "TimePoint",
     "adoption",
-    "headline",
     "member_events",
     "recommended",
-    "render_text",
 ]
 
 SHOWN_ERROR_GROUPS = 10
@@ -225,7 +221,7 @@ def adoption(strategy: str) -> str | None:
 
 def recommended(summary: Summary) -> str | None:
     """The recommended strategy: the best ranked replayed one (never the cluster's own ``actual``)."""
-    return next((s.strategy for s in summary.strategies if s.strategy != ACTUAL), None)
+    return next((s.strategy for s in summary.strategies if s.strategy != ACTUAL_STRATEGY), None)
 
 
 def member_events(
@@ -262,129 +258,3 @@ def member_events(
             previous = current
         result[group] = events
     return result
-
-
-_FIGURES: dict[str, tuple[str, str]] = {
-    "pause": ("pause", "{:,.0f} partition-seconds"),
-    "imbalance": ("worst load", "{:.2f}x the mean"),
-    "moved": ("partitions moved", "{:,.0f}"),
-    "revoked": ("partitions revoked", "{:,.0f}"),
-    "orphaned": ("partitions orphaned", "{:,.0f}"),
-    "topic_spread": ("worst per-topic spread", "{:,.0f} partitions"),
-    "load_spread": ("worst load spread", "{:,.0f} partitions"),
-    "rounds": ("rebalance rounds", "{:,.0f}"),
-    "invalid": ("invalid assignments", "{:,.0f}"),
-    "assign_ms": ("time in the assignor", "{:,.0f} ms"),
-}
-"""How the headline words each figure of the score: (label, value format)."""
-
-
-def _value(strategy: StrategySummary, key: str) -> str:
-    return _FIGURES[key][1].format(float(getattr(strategy, key)))
-
-
-def _figures(strategy: StrategySummary, keys: Sequence[str]) -> str:
-    return ", ".join(f"{_FIGURES[key][0]} {_value(strategy, key)}" for key in keys)
-
-
-def _why(best: StrategySummary, second: StrategySummary, keys: Sequence[str]) -> str:
-    """The first figure of the score on which ``best`` beats ``second``, and those (later) where it is behind."""
-    decisive = next((k for k in keys if float(getattr(best, k)) != float(getattr(second, k))), None)
-    if decisive is None:
-        return f"it ties with the runner-up {second.strategy} on every figure of the score and wins by name"
-    ours, theirs = float(getattr(best, decisive)), float(getattr(second, decisive))
-    factor = f", {theirs / ours:.1f}x less" if ours > 0 and theirs / ours >= 1.1 else ""  # noqa: PLR2004
-    behind = [k for k in keys if float(getattr(best, k)) > float(getattr(second, k))]
-    trade = (
-        "; it is behind on "
-        + " and ".join(f"{_FIGURES[k][0]} ({_value(best, k)} against {_value(second, k)})" for k in behind)
-        if behind
-        else ""
-    )
-    return (
-        f"it has the lowest {_FIGURES[decisive][0]}: {_value(best, decisive)} against {_value(second, decisive)} "
-        f"for the runner-up {second.strategy} ({second.protocol}){factor}{trade}"
-    )
-
-
-def headline(summary: Summary) -> str | None:
-    """The report's answer in the figures of the score: which strategy, and why.
-
-    With recorded assignments: "Your cluster did X; STRATEGY would have done Z" (the best
-    ranked replayed strategy). Otherwise: the strategy that ranks first, and the figure of
-    the score that puts it ahead of the runner-up. None when nothing was evaluated.
-    """
-    keys = summary.rank_by
-    replayed = [s for s in summary.strategies if s.strategy != ACTUAL]
-    recorded = next((s for s in summary.strategies if s.strategy == ACTUAL), None)
-    if not replayed:
-        return None
-    best = replayed[0]
-    if recorded is not None:
-        return (
-            f"Your cluster did {_figures(recorded, keys)} ({recorded.protocol}); "
-            f"{best.strategy} ({best.protocol}) would have done {_figures(best, keys)}."
-        )
-    text = f"Recommended: {best.strategy} ({best.protocol})."
-    if len(replayed) > 1:
-        second = replayed[1]
-        text += f" Ranked by {', then '.join(keys)}, {_why(best, second, keys)}."
-        if any(float(getattr(best, k)) != float(getattr(second, k)) for k in keys):
-            return text  # it names the figures that decide and those where it is behind; the rest are equal
-    return f"{text} Its figures: {_figures(best, keys)}."
-
-
-def _number(value: float) -> str:
-    return f"{value:,.0f}" if value >= 100 or value == int(value) else f"{value:,.2f}"  # noqa: PLR2004
-
-
-def render_text(summary: Summary) -> str:
-    """A short plain-text summary for the terminal: the ranking and the figures of its score."""
-    answer = headline(summary)
-    best = recommended(summary)
-    adopt = adoption(best) if best is not None else None
-    lines = [
-        *([answer, ""] if answer else []),
-        f"{summary.groups} groups, {summary.snapshots} snapshots, {len(summary.error_groups)} groups with input errors",
-        f"ranked by {', then '.join(summary.rank_by)} (lower is better)",
-        "",
-        (
-            f"{'rank':<5}{'strategy':<20}{'pause p-s':>14}{'imbalance':>11}{'moved':>9}{'revoked':>9}"
-            f"{'topic spread':>13}{'invalid':>8}"
-        ),
-    ]
-    for position, s in enumerate(summary.strategies, 1):
-        lines.append(
-            f"{position:<5}{s.strategy:<20}{_number(s.pause):>14}{s.imbalance:>11.2f}{s.moved:>9}{s.revoked:>9}"
-            f"{s.topic_spread:>13}{s.invalid:>8}"
-        )
-    if adopt:
-        lines += ["", adopt]
-    if summary.worst_balanced:
-        counts = ", ".join(
-            f"{name} {count}" for name, count in sorted(summary.worst_balanced.items(), key=lambda i: (-i[1], i[0]))
-        )
-        lines += [
-            "",
-            (
-                f"worst balanced: of {summary.balance_group_count} groups where the strategies' balance differs, "
-                f"the strategy that leaves each worst balanced: {counts}"
-            ),
-        ]
-    if summary.error_groups:
-        shown = summary.error_groups[:SHOWN_ERROR_GROUPS]
-        more = len(summary.error_groups) - len(shown)
-        lines += ["", f"groups with input errors ({len(summary.error_groups)}; first error of each):"]
-        lines += [f"  {'(null group_id)' if group is None else group}: {error}" for group, error in shown]
-        if more:
-            lines.append(f"  ... and {more} more (every group's error is in the report and the evaluation)")
-    if summary.self_check:
-        matched = sum(g.matched for g in summary.self_check)
-        checked = sum(g.checked for g in summary.self_check)
-        lines += ["", f"self-check: {matched} of {checked} recorded range/roundrobin snapshots reproduced"]
-        lines += [
-            f"  {g.group_id}: {g.matched}/{g.checked} ({g.rate:.0%})"
-            for g in summary.self_check
-            if g.matched < g.checked
-        ]
-    return "\n".join(lines)

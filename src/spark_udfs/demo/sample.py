@@ -27,13 +27,17 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
-__all__ = ["History", "generate_history"]
+__all__ = ["DEFAULT_GROUPS", "DEFAULT_SNAPSHOTS", "History", "generate_history"]
 
 START = dt.datetime(2026, 1, 5, 8, 0)  # noqa: DTZ001 - Spark timestamps are naive, in UTC here
 STEP = dt.timedelta(minutes=5)
 RACKS = ("rack-a", "rack-b", "rack-c")
 HOT_KBPS = (400.0, 800.0, 1600.0)
 COLD_KBPS = (2.0, 5.0, 10.0)
+DEFAULT_GROUPS = 300
+"""The demo's groups (``assignors demo --groups``)."""
+DEFAULT_SNAPSHOTS = 48
+"""The demo's snapshots per group (``assignors demo --snapshots``)."""
 
 MembershipRow = tuple[str, dt.datetime, str, list[str], str | None, str | None]
 TopicRow = tuple[str, int, dt.datetime | None]
@@ -78,7 +82,11 @@ def _new_member(group: _Group, rnd: random.Random, topics: list[str], *, static:
 
 
 def generate_history(
-    groups: int = 300, snapshots: int = 48, *, seed: int = 7, members: tuple[int, int] = (3, 12)
+    groups: int = DEFAULT_GROUPS,
+    snapshots: int = DEFAULT_SNAPSHOTS,
+    *,
+    seed: int = 7,
+    members: tuple[int, int] = (3, 12),
 ) -> History:
     """A history of ``groups`` groups with ``snapshots`` observations each.
 

@@ -18,19 +18,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assignors import ProtocolError
-from assignors.offsets_topic import ACTUAL_COLUMNS, HistoryBuilder, UnknownRecord, decode_record, timestamp_of
-from spark_udfs.actual import ACTUAL_STRATEGY, SELF_CHECK_COLUMNS, ActualRow, actual_rows, self_check
-from spark_udfs.costs import DEFAULT_TIMING, PauseTiming, WeightHistory
-from spark_udfs.replay import (
-    MEMBERSHIP_COLUMNS,
-    OUTPUT_COLUMNS,
-    TOPICS_COLUMNS,
-    TopicHistory,
-    ddl,
-    member_rows,
-    rows_to_frame,
-)
-from spark_udfs.schemas import with_optional_columns
+from assignors.offsets_topic import HistoryBuilder, UnknownRecord, decode_record, timestamp_of
+from assignors.tables import ACTUAL_COLUMNS, ERROR_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, Columns, column_names
+from spark_udfs.tables.schemas import ddl
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,30 +31,25 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "FOLDED_COLUMNS",
     "OffsetsTables",
-    "evaluate_actual",
     "fold_group_frame",
     "group_of_key",
     "offsets_tables",
 ]
 
-FOLDED_COLUMNS: tuple[tuple[str, str], ...] = (
+_TIMES = {"snapshot_ts", "valid_from"}
+FOLDED_COLUMNS: Columns = (
     ("table", "string"),
     ("group_id", "string"),
     ("ts_us", "bigint"),
-    ("member_id", "string"),
-    ("topics", "array<string>"),
-    ("group_instance_id", "string"),
-    ("rack_id", "string"),
-    ("generation", "int"),
-    ("protocol", "string"),
-    ("leader", "string"),
-    ("assigned", "array<string>"),
-    ("topic", "string"),
-    ("partitions", "int"),
+    *dict.fromkeys(
+        column
+        for column in (*MEMBERSHIP_COLUMNS, *ACTUAL_COLUMNS, *TOPICS_COLUMNS)
+        if column[0] != "group_id" and column[0] not in _TIMES
+    ),
     ("error", "string"),
 )
-"""What one group's fold emits: rows of every table, told apart by ``table``; times as epoch microseconds."""
-ERROR_COLUMNS = (("group_id", "string"), ("error", "string"))
+"""What one group's fold emits: rows of every table (:mod:`assignors.tables`), told apart by ``table``; times as
+epoch microseconds."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +113,7 @@ def fold_group_frame(frame: pd.DataFrame) -> pd.DataFrame:
         for row in builder.topics()
     )
     out.extend({"table": "error", "group_id": group, "error": message} for message in builder.errors)
-    columns = [name for name, _ in FOLDED_COLUMNS]
+    columns = list(column_names(FOLDED_COLUMNS))
     return pd.DataFrame([{name: row.get(name) for name in columns} for row in out], columns=columns)
 
 
@@ -184,85 +169,7 @@ def offsets_tables(raw: DataFrame) -> OffsetsTables:
         membership=table("membership", MEMBERSHIP_COLUMNS, "snapshot_ts"),
         actual=table("actual", ACTUAL_COLUMNS, "snapshot_ts"),
         topics=topics.select("topic", "partitions", sf.timestamp_micros(sf.col("ts_us")).alias("valid_from")).select(
-            *(name for name, _ in TOPICS_COLUMNS)
+            *column_names(TOPICS_COLUMNS)
         ),
-        errors=folded.where(sf.col("table") == "error").select(*(name for name, _ in ERROR_COLUMNS)),
+        errors=folded.where(sf.col("table") == "error").select(*column_names(ERROR_COLUMNS)),
     )
-
-
-def _actual_rows_of(frame: pd.DataFrame) -> list[ActualRow]:
-    import pandas as pd
-
-    return [
-        ActualRow(
-            ts.to_pydatetime() if hasattr(ts, "to_pydatetime") else ts,
-            None if pd.isna(generation) else int(generation),
-            None if protocol is None or pd.isna(protocol) else str(protocol),
-            str(member),
-            None if instance is None or pd.isna(instance) else str(instance),
-            tuple(assigned) if assigned is not None else (),
-        )
-        for ts, generation, protocol, member, instance, assigned in zip(
-            frame["snapshot_ts"],
-            frame["generation"],
-            frame["protocol"],
-            frame["member_id"],
-            frame["group_instance_id"],
-            frame["assigned"],
-            strict=True,
-        )
-        if not pd.isna(ts) and member is not None
-    ]
-
-
-def evaluate_actual(
-    membership: DataFrame,
-    topics: DataFrame,
-    actual: DataFrame,
-    *,
-    weights: WeightHistory | None = None,
-    timing: PauseTiming = DEFAULT_TIMING,
-) -> tuple[DataFrame, DataFrame]:
-    """The strategy ``actual``'s evaluation rows and the range/roundrobin self-check rows, per group on Spark.
-
-    ``membership`` and ``topics`` are the evaluation's inputs; ``actual`` is the table
-    ``assignors collect`` writes; ``weights`` and ``timing`` are the replay's, so the weighted
-    columns and the pause cost are measured alike. Both results come from one
-    ``cogroup().applyInPandas`` per output (Spark Connect safe); a group that fails gets an
-    error row in the evaluation and a self-check row that says so (``matched`` false).
-    """
-    topics = with_optional_columns(topics, TOPICS_COLUMNS)
-    history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in topics.collect())
-    members = with_optional_columns(membership, MEMBERSHIP_COLUMNS).select(*(name for name, _ in MEMBERSHIP_COLUMNS))
-    recorded = with_optional_columns(actual, ACTUAL_COLUMNS).select(*(name for name, _ in ACTUAL_COLUMNS))
-
-    def evaluation(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
-        group = str(right["group_id"].iloc[0]) if len(right) else str(left["group_id"].iloc[0])
-        try:
-            rows = (
-                actual_rows(group, member_rows(left), _actual_rows_of(right), history, weights=weights, timing=timing)
-                if len(right)
-                else []
-            )
-        except Exception as error:  # one group must never fail the job (logged with its traceback)
-            logger.warning("group %r: internal error while measuring the actual strategy", group, exc_info=True)
-            rows = [{"group_id": group, "strategy": ACTUAL_STRATEGY, "error": f"{type(error).__name__}: {error}"}]
-        return rows_to_frame(rows, OUTPUT_COLUMNS)
-
-    def checks(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
-        import pandas as pd
-
-        group = str(right["group_id"].iloc[0]) if len(right) else ""
-        try:
-            rows = self_check(group, member_rows(left), _actual_rows_of(right), history) if len(right) else []
-        except Exception as error:  # one group must never fail the job, nor vanish from the check (logged)
-            logger.warning("group %r: internal error in the self-check; one row says so", group, exc_info=True)
-            failed = f"self-check failed: {type(error).__name__}: {error}"
-            rows = [dict.fromkeys(name for name, _ in SELF_CHECK_COLUMNS)]
-            rows[0].update(group_id=group, matched=False, mismatches=[failed])
-        return pd.DataFrame(rows, columns=[name for name, _ in SELF_CHECK_COLUMNS])
-
-    cogrouped = members.groupBy("group_id").cogroup(recorded.groupBy("group_id"))
-    rows = cogrouped.applyInPandas(evaluation, schema=ddl(OUTPUT_COLUMNS))
-    checked = members.groupBy("group_id").cogroup(recorded.groupBy("group_id"))
-    return rows, checked.applyInPandas(checks, schema=ddl(SELF_CHECK_COLUMNS))

@@ -1,6 +1,6 @@
 """The report's chart sections: the distributions, the time series over all groups, and one group's drill-down.
 
-Each returns its HTML and adds its figures to the page's :class:`spark_udfs.report_page.Charts`.
+Each returns its HTML and adds its figures to the page's :class:`spark_udfs.report.page.Charts`.
 """
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
-from spark_udfs.report_page import TIME_AXIS, Sorted, drawing_order, line, table
-from spark_udfs.summary import DISTRIBUTIONS
+from spark_udfs.report.page import TIME_AXIS, Sorted, drawing_order, line, table
+from spark_udfs.report.summary import DISTRIBUTIONS
 
 if TYPE_CHECKING:
-    from spark_udfs.report_page import Charts
-    from spark_udfs.summary import DrillDown, Summary
+    from spark_udfs.report.page import Charts
+    from spark_udfs.report.summary import DrillDown, Summary
 
 __all__ = ["distribution_section", "group_section", "timeline_section"]
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from spark_udfs.summary import Summary
+    from spark_udfs.report.summary import Summary
 
 __all__ = ["SORT_SCRIPT", "STYLE", "TIME_AXIS", "Charts", "Sorted", "drawing_order", "line", "strategy_styles", "table"]
 

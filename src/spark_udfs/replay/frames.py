@@ -1,7 +1,7 @@
 """One group's replay as pandas frames: the body of the Spark job's ``applyInPandas``.
 
 :func:`replay_frame` reads a group's membership rows from a pandas frame, runs
-:func:`spark_udfs.group_replay.replay_group` and returns its output rows typed as
+:func:`spark_udfs.replay.group_replay.replay_group` and returns its output rows typed as
 ``OUTPUT_COLUMNS`` (nullable integers and booleans).
 """
 
@@ -11,9 +11,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from spark_udfs.costs import DEFAULT_TIMING, PauseTiming, WeightHistory, is_missing
-from spark_udfs.group_replay import STRATEGIES, MemberRow, Row, TopicHistory, replay_group
-from spark_udfs.schemas import OUTPUT_COLUMNS
+from assignors.tables import OUTPUT_COLUMNS
+from spark_udfs.replay.group_replay import STRATEGIES, MemberRow, Row, TopicHistory, replay_group
+from spark_udfs.replay.timing import DEFAULT_TIMING, PauseTiming
+from spark_udfs.replay.values import is_missing
+from spark_udfs.replay.weights import WeightHistory
 
 if TYPE_CHECKING:
     import pandas as pd

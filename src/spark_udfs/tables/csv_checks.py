@@ -21,12 +21,13 @@ import csv
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assignors._core.model import INT32_MAX
+from assignors.tables import INT32_MAX
+from spark_udfs.tables.paths import local_path
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, Row
 
 __all__ = ["BAD_PREFIX", "SOURCE_COLUMN", "BadValue", "bad_values", "csv_checks", "expected"]
 
@@ -107,10 +108,19 @@ class BadValue:
         return f"{where}: column {self.column!r} is {self.value!r}, expected {self.expected}"
 
 
-def bad_values(frame: DataFrame, columns: Sequence[tuple[str, str]], table: str, key: str) -> list[BadValue]:
-    """The bad values of a table read by :func:`spark_udfs.job.read_table` (none for Parquet), in file order.
+def bad_values(
+    frame: DataFrame,
+    columns: Sequence[tuple[str, str]],
+    table: str,
+    key: str,
+    *,
+    collected: Sequence[Row] | None = None,
+) -> list[BadValue]:
+    """The bad values of a table read by :func:`spark_udfs.tables.reading.read_table` (none for Parquet), in file
+    order.
 
-    At most :data:`MAX_BAD_ROWS` rows are collected; one row gives one value, its first bad column.
+    At most :data:`MAX_BAD_ROWS` rows are collected; one row gives one value, its first bad column. A small table
+    the caller has ``collected`` whole (every column) is searched as it is, without another Spark query.
     """
     present = set(frame.columns)
     checked = [(name, kind) for name, kind in columns if f"{BAD_PREFIX}{name}" in present]
@@ -119,7 +129,11 @@ def bad_values(frame: DataFrame, columns: Sequence[tuple[str, str]], table: str,
     condition = " OR ".join(f"`{BAD_PREFIX}{name}` IS NOT NULL" for name, _ in checked)
     source = [SOURCE_COLUMN] if SOURCE_COLUMN in present else []
     picked = [f"`{key}`", *source, *(f"`{BAD_PREFIX}{name}`" for name, _ in checked)]
-    rows = frame.where(condition).selectExpr(*picked).limit(MAX_BAD_ROWS).collect()
+    if collected is None:
+        rows = frame.where(condition).selectExpr(*picked).limit(MAX_BAD_ROWS).collect()
+    else:
+        rows = [r for r in collected if any(r[f"{BAD_PREFIX}{name}"] is not None for name, _ in checked)]
+        rows = rows[:MAX_BAD_ROWS]
     found: list[BadValue] = []
     for row in rows:
         name, kind = next((n, k) for n, k in checked if row[f"{BAD_PREFIX}{n}"] is not None)
@@ -130,8 +144,6 @@ def bad_values(frame: DataFrame, columns: Sequence[tuple[str, str]], table: str,
 
 def _with_lines(found: list[BadValue], key: str) -> list[BadValue]:
     """The values with their file as a path and their line, for local files; sorted by file and line."""
-    from spark_udfs.job import local_path
-
     by_file: dict[str, list[BadValue]] = {}
     for value in found:
         by_file.setdefault(value.file or "", []).append(value)

@@ -1,0 +1,38 @@
+"""The tables ``assignors collect`` writes and ``assignors evaluate`` reads and writes: their columns, in one home.
+
+Each table is a tuple of ``(name, type)`` in Spark SQL's type names, as plain Python (no Spark needed).
+"""
+
+from assignors._core.tables import (
+    ACTUAL_COLUMNS,
+    ACTUAL_STRATEGY,
+    ASSIGNMENT_TYPE,
+    DETAIL_COLUMNS,
+    ERROR_COLUMNS,
+    INT32_MAX,
+    MEMBERSHIP_COLUMNS,
+    OPTIONAL_COLUMNS,
+    OUTPUT_COLUMNS,
+    SELF_CHECK_COLUMNS,
+    TOPICS_COLUMNS,
+    WEIGHTS_COLUMNS,
+    Columns,
+    column_names,
+)
+
+__all__ = [
+    "ACTUAL_COLUMNS",
+    "ACTUAL_STRATEGY",
+    "ASSIGNMENT_TYPE",
+    "DETAIL_COLUMNS",
+    "ERROR_COLUMNS",
+    "INT32_MAX",
+    "MEMBERSHIP_COLUMNS",
+    "OPTIONAL_COLUMNS",
+    "OUTPUT_COLUMNS",
+    "SELF_CHECK_COLUMNS",
+    "TOPICS_COLUMNS",
+    "WEIGHTS_COLUMNS",
+    "Columns",
+    "column_names",
+]

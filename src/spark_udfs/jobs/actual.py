@@ -1,0 +1,112 @@
+"""What the cluster did, measured on Spark like a strategy: the ``actual`` rows of the evaluation and the self-check.
+
+:func:`evaluate_actual` runs :func:`spark_udfs.replay.actual.actual_rows` and
+:func:`spark_udfs.replay.actual.self_check` once per group, its membership cogrouped with its recorded
+assignments (``--actual``, the table ``assignors collect`` writes).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from assignors.tables import (
+    ACTUAL_COLUMNS,
+    ACTUAL_STRATEGY,
+    MEMBERSHIP_COLUMNS,
+    OUTPUT_COLUMNS,
+    SELF_CHECK_COLUMNS,
+    column_names,
+)
+from spark_udfs.replay.actual import ActualRow, actual_rows, self_check
+from spark_udfs.replay.frames import member_rows, rows_to_frame
+from spark_udfs.replay.timing import DEFAULT_TIMING, PauseTiming
+from spark_udfs.tables.schemas import ddl
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pyspark.sql import DataFrame
+
+    from spark_udfs.replay.group_input import TopicHistory
+    from spark_udfs.replay.weights import WeightHistory
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["evaluate_actual"]
+
+
+def _actual_rows_of(frame: pd.DataFrame) -> list[ActualRow]:
+    import pandas as pd
+
+    return [
+        ActualRow(
+            ts.to_pydatetime() if hasattr(ts, "to_pydatetime") else ts,
+            None if pd.isna(generation) else int(generation),
+            None if protocol is None or pd.isna(protocol) else str(protocol),
+            str(member),
+            None if instance is None or pd.isna(instance) else str(instance),
+            tuple(assigned) if assigned is not None else (),
+        )
+        for ts, generation, protocol, member, instance, assigned in zip(
+            frame["snapshot_ts"],
+            frame["generation"],
+            frame["protocol"],
+            frame["member_id"],
+            frame["group_instance_id"],
+            frame["assigned"],
+            strict=True,
+        )
+        if not pd.isna(ts) and member is not None
+    ]
+
+
+def evaluate_actual(
+    members: DataFrame,
+    recorded: DataFrame,
+    history: TopicHistory,
+    *,
+    weights: WeightHistory | None = None,
+    timing: PauseTiming = DEFAULT_TIMING,
+) -> tuple[DataFrame, DataFrame]:
+    """The strategy ``actual``'s evaluation rows and the range/roundrobin self-check rows, per group on Spark.
+
+    ``members`` is the evaluation's membership and ``recorded`` the table ``assignors collect`` writes
+    (``actual``), each with every column of its table (:func:`spark_udfs.jobs.history.evaluate` made them so);
+    ``history`` is the topics' history the replay uses, ``weights`` and ``timing`` the replay's, so the weighted
+    columns and the pause cost are measured alike. Both results come from one ``cogroup().applyInPandas`` per
+    output (Spark Connect safe); a group that fails gets an error row in the evaluation and a self-check row that
+    says so (``matched`` false).
+    """
+    members = members.select(*column_names(MEMBERSHIP_COLUMNS))
+    recorded = recorded.select(*column_names(ACTUAL_COLUMNS))
+
+    def evaluation(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
+        group = str(right["group_id"].iloc[0]) if len(right) else str(left["group_id"].iloc[0])
+        try:
+            rows = (
+                actual_rows(group, member_rows(left), _actual_rows_of(right), history, weights=weights, timing=timing)
+                if len(right)
+                else []
+            )
+        except Exception as error:  # one group must never fail the job (logged with its traceback)
+            logger.warning("group %r: internal error while measuring the actual strategy", group, exc_info=True)
+            rows = [{"group_id": group, "strategy": ACTUAL_STRATEGY, "error": f"{type(error).__name__}: {error}"}]
+        return rows_to_frame(rows, OUTPUT_COLUMNS)
+
+    def checks(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
+        import pandas as pd
+
+        group = str(right["group_id"].iloc[0]) if len(right) else ""
+        try:
+            rows = self_check(group, member_rows(left), _actual_rows_of(right), history) if len(right) else []
+        except Exception as error:  # one group must never fail the job, nor vanish from the check (logged)
+            logger.warning("group %r: internal error in the self-check; one row says so", group, exc_info=True)
+            failed = f"self-check failed: {type(error).__name__}: {error}"
+            rows = [dict.fromkeys(name for name, _ in SELF_CHECK_COLUMNS)]
+            rows[0].update(group_id=group, matched=False, mismatches=[failed])
+        return pd.DataFrame(rows, columns=[name for name, _ in SELF_CHECK_COLUMNS])
+
+    cogrouped = members.groupBy("group_id").cogroup(recorded.groupBy("group_id"))
+    rows = cogrouped.applyInPandas(evaluation, schema=ddl(OUTPUT_COLUMNS))
+    checked = members.groupBy("group_id").cogroup(recorded.groupBy("group_id"))
+    return rows, checked.applyInPandas(checks, schema=ddl(SELF_CHECK_COLUMNS))
