@@ -1,6 +1,6 @@
 """docs/spark.md's and the README's standalone-cluster commands are the recipe the cluster test runs.
 
-tests/spark/test_cluster.py runs :func:`cluster_recipe.steps` with its own places; here both pages' blocks are
+tests/spark/session/test_cluster.py runs :func:`cluster_recipe.steps` with its own places; here both pages' blocks are
 parsed and compared with the same steps rendered with the places the pages show, so a page cannot drift from
 what is tested. The small shell reader itself is pinned on worked examples and a round-trip property.
 """

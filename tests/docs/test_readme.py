@@ -2,7 +2,7 @@
 
 What each test does with a command that cannot run inside a unit test is said in its docstring: `pip install`
 would fetch from the package index, `make test` would run this suite inside itself, and `make demo` runs at full
-size in minutes (tests/spark/test_readme_demo.py runs the same `assignors demo` command on a small history).
+size in minutes (tests/spark/demo/test_readme_demo.py runs the same `assignors demo` command on a small history).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def test_every_block_is_one_this_file_checks() -> None:
 def test_the_cluster_history_commands_are_the_ones_run_on_a_real_broker() -> None:
     """The README's ``assignors collect`` / ``evaluate --actual`` lines are docs/cluster-history.md's, word for word.
 
-    tests/spark/test_report_cluster_history.py runs that page's two commands as written, against a real Kafka
+    tests/spark/report/test_report_cluster_history.py runs that page's two commands as written, against a real Kafka
     broker (assignors.testing.KafkaBroker) and a local Spark session, and checks the tables and the report they
     write.
     """
@@ -123,7 +123,7 @@ def test_make_targets_run_what_the_readme_says(tmp_path: Path, target: str, reci
     """``make -n TARGET`` (print, do not run) shows the commands the README promises.
 
     ``make test`` itself would run this suite inside itself; ``make demo`` evaluates 300 groups on Spark for
-    minutes, and tests/spark/test_readme_demo.py runs its ``assignors demo`` on a small history instead.
+    minutes, and tests/spark/demo/test_readme_demo.py runs its ``assignors demo`` on a small history instead.
     ``make kafka-demo`` runs in tests/integration/test_kafka_demo.py (it needs Kafka's jars and a broker);
     ``make cluster`` is CI's step after ``make test`` (.ci/run).
     """

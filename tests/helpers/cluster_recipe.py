@@ -2,7 +2,7 @@
 
 :func:`steps` is the one source of the recipe. Rendered with :data:`DOCUMENTED` places it is the pages' text:
 tests/docs/test_cluster_recipe.py parses both pages' blocks with :func:`parse` and compares them with it step by
-step. Rendered with the test's own places it is what tests/spark/test_cluster.py runs, in order: its own Python,
+step. Rendered with the test's own places it is what tests/spark/session/test_cluster.py runs, in order: its own Python,
 free loopback ports, virtualenvs and data under ``tmp_path``, and pandas, pyarrow and plotly pinned to the test
 environment's versions (so that pip's cache serves them) where the pages give the ``spark`` extra's ranges. Only
 what :class:`Places` names differs between the two.

@@ -3,7 +3,7 @@
 - :func:`start_connect_server`: ``spark-submit --class org.apache.spark.sql.connect.service.SparkConnectServer``
   with ``spark.connect.grpc.binding.address=127.0.0.1`` on a free port.
 - :func:`start`: any launcher, e.g. the standalone master and workers of the cluster recipe
-  (tests/helpers/cluster_recipe.py), which tests/spark/test_cluster.py starts.
+  (tests/helpers/cluster_recipe.py), which tests/spark/session/test_cluster.py starts.
 
 How processes are started, stopped and given ports (their own session, a death signal, no
 ``preexec_fn``, ports under the ephemeral range) is :mod:`assignors.testing._process`, which the

@@ -19,7 +19,7 @@ from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-def
 
 from assignors.testing import KafkaBroker  # noqa: E402
 from helpers.kafka_jvm import classpath  # noqa: E402
-from integration.members import PARTITIONS  # noqa: E402
+from helpers.members import PARTITIONS  # noqa: E402
 
 TOPIC_TIMEOUT_S = 60.0
 

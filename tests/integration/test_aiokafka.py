@@ -7,8 +7,8 @@ from functools import partial
 import pytest
 
 from assignors.testing import KafkaBroker
-from integration.group_log import GroupLog, settled
-from integration.members import PARTITIONS, AiokafkaMember, churn
+from helpers.group_log import GroupLog, settled
+from helpers.members import PARTITIONS, AiokafkaMember, churn
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]  # real rebalances: `make integration` runs several at once
 

@@ -25,8 +25,7 @@ from pathlib import Path
 import pytest
 
 from assignors.testing import KafkaBroker
-from integration.conftest import create_topic
-from integration.faults import (
+from helpers.faults import (
     KeyedProducer,
     commits_going_back,
     committed_and_end,
@@ -37,8 +36,9 @@ from integration.faults import (
     survivors_giving_up_everything,
     wait_until_consumed,
 )
-from integration.group_log import GroupLog
-from integration.processes import ProcessMember, java_command, python_command
+from helpers.group_log import GroupLog
+from helpers.processes import ProcessMember, java_command, python_command
+from integration.conftest import create_topic
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]
 

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from assignors.testing import KafkaBroker
-from integration.group_log import Event, GroupLog, settled
-from integration.members import PARTITIONS, SESSION_TIMEOUT_MS, KafkaPythonMember, Led
-from integration.processes import ProcessMember, java_command
+from helpers.group_log import Event, GroupLog, settled
+from helpers.members import PARTITIONS, SESSION_TIMEOUT_MS, KafkaPythonMember, Led
+from helpers.processes import ProcessMember, java_command
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]
 

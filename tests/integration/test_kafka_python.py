@@ -11,8 +11,8 @@ from kafka import ConsumerRebalanceListener, KafkaConsumer
 
 from assignors.kafka_python import finish_joins, for_kafka_python
 from assignors.testing import KafkaBroker
-from integration.group_log import GroupLog, settled
-from integration.members import JOIN_TIMEOUT_S, PARTITIONS, KafkaPythonMember, Led, churn, close_kafka_python
+from helpers.group_log import GroupLog, settled
+from helpers.members import JOIN_TIMEOUT_S, PARTITIONS, KafkaPythonMember, Led, churn, close_kafka_python
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]  # real rebalances: `make integration` runs several at once
 

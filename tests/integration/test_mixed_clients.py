@@ -8,8 +8,8 @@ from functools import partial
 import pytest
 
 from assignors.testing import KafkaBroker
-from integration.group_log import GroupLog, settled
-from integration.members import PARTITIONS, ConfluentMember, KafkaPythonMember, Led
+from helpers.group_log import GroupLog, settled
+from helpers.members import PARTITIONS, ConfluentMember, KafkaPythonMember, Led
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]  # real rebalances: `make integration` runs several at once
 

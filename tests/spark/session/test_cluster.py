@@ -37,7 +37,7 @@ from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
 
 pytestmark = [pytest.mark.cluster, pytest.mark.xdist_group("cluster")]  # its own JVMs: beside the spark group
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 
 
 def _run(command: list[str], *, timeout: float, env: dict[str, str] | None = None) -> str:

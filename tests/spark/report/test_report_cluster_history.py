@@ -32,7 +32,7 @@ pytest.importorskip("confluent_kafka", reason="collect reads Kafka through confl
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka, pytest.mark.slow]
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "cluster-history.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "cluster-history.md"
 TOPIC = "offsets-copy"
 T0 = 1_760_000_000_000  # ms
 

@@ -19,7 +19,7 @@ from helpers.spark_processes import LOOPBACK, free_port, start
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux's")

@@ -23,7 +23,7 @@ from kafka import ConsumerRebalanceListener, KafkaConsumer
 from assignors import Subscription
 from assignors.aiokafka import for_aiokafka
 from assignors.kafka_python import finish_joins, for_kafka_python
-from integration.group_log import GroupLog
+from helpers.group_log import GroupLog
 
 PARTITIONS = 12  # of the topic, in every scenario
 SESSION_TIMEOUT_MS = 4000  # a crashed member is noticed within 4 s; heartbeats well inside it

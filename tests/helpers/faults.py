@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from integration.group_log import Event, GroupLog
-from integration.processes import ProcessMember
+from helpers.group_log import Event, GroupLog
+from helpers.processes import ProcessMember
 
 RATE_PER_S = 50  # records the producer writes per second while the scenario runs
 DRAIN_TIMEOUT_S = 120.0

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from assignors.testing._process import Process, start
+from helpers.group_log import Event
 from helpers.kafka_jvm import classpath
-from integration.group_log import Event
 
 JAVA_MEMBER = "dev.assignors.member.ConsumerMember"
 PYTHON_MEMBER = Path(__file__).resolve().parent / "consumer_process.py"
