@@ -15,25 +15,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from assignors._core.model import INT32_MAX
-
-__all__ = [
-    "ACTUAL_COLUMNS",
-    "ACTUAL_STRATEGY",
-    "ASSIGNMENT_TYPE",
-    "DETAIL_COLUMNS",
-    "ERROR_COLUMNS",
-    "INT32_MAX",
-    "MEMBERSHIP_COLUMNS",
-    "OPTIONAL_COLUMNS",
-    "OUTPUT_COLUMNS",
-    "SELF_CHECK_COLUMNS",
-    "TOPICS_COLUMNS",
-    "WEIGHTS_COLUMNS",
-    "Columns",
-    "column_names",
-]
-
 Columns = tuple[tuple[str, str], ...]
 
 MEMBERSHIP_COLUMNS: Final[Columns] = (

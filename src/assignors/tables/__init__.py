@@ -1,15 +1,16 @@
 """The tables ``assignors collect`` writes and ``assignors evaluate`` reads and writes: their columns, in one home.
 
-Each table is a tuple of ``(name, type)`` in Spark SQL's type names, as plain Python (no Spark needed).
+Each table is a tuple of ``(name, type)`` in Spark SQL's type names, as plain Python (no Spark needed);
+``INT32_MAX`` is the largest value of an ``int`` column.
 """
 
+from assignors._core.model import INT32_MAX
 from assignors._core.tables import (
     ACTUAL_COLUMNS,
     ACTUAL_STRATEGY,
     ASSIGNMENT_TYPE,
     DETAIL_COLUMNS,
     ERROR_COLUMNS,
-    INT32_MAX,
     MEMBERSHIP_COLUMNS,
     OPTIONAL_COLUMNS,
     OUTPUT_COLUMNS,

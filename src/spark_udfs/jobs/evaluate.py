@@ -20,6 +20,7 @@ from assignors.tables import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
 from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS, generate_history
 from spark_udfs.jobs.history import evaluate
 from spark_udfs.replay.group_replay import ALL_STRATEGIES
+from spark_udfs.replay.timing import PauseTiming
 from spark_udfs.report.aggregation import summarize
 from spark_udfs.report.html import render_html
 from spark_udfs.report.ranking import DEFAULT_RANK_BY
@@ -115,15 +116,8 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     Raises:
         FileExistsError: ``out/evaluation`` exists and ``replace`` is False (``assignors evaluate``).
     """
-    evaluation = evaluate(
-        membership,
-        topics,
-        strategies=strategies,
-        actual=actual,
-        weights=weights,
-        rebalance_seconds=rebalance_seconds,
-        heartbeat_seconds=heartbeat_seconds,
-    )
+    timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
+    evaluation = evaluate(membership, topics, strategies, timing, actual=actual, weights=weights)
     target = join_uri(out, "evaluation")
     with _progress(spark, where=progress):
         _write(evaluation.output, target, replace=replace)

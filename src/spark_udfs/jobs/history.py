@@ -143,16 +143,8 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     A membership or topics value that did not parse (a CSV typo, see :mod:`spark_udfs.tables.csv_checks`)
     is its group's ``error`` (a topics row: the error of each group subscribing to the topic).
     """
-    result = evaluate(
-        membership,
-        topics,
-        strategies=strategies,
-        detail=detail,
-        actual=actual,
-        weights=weights,
-        rebalance_seconds=rebalance_seconds,
-        heartbeat_seconds=heartbeat_seconds,
-    )
+    timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
+    result = evaluate(membership, topics, strategies, timing, actual=actual, weights=weights, detail=detail)
     return result.output if result.detail is None else (result.output, result.detail)
 
 
@@ -170,13 +162,12 @@ class Evaluation:
 def evaluate(  # noqa: PLR0913 - the evaluation's options
     membership: DataFrame,
     topics: DataFrame,
+    strategies: Sequence[str],
+    timing: PauseTiming,
     *,
-    strategies: Sequence[str] = ALL_STRATEGIES,
+    actual: DataFrame | None,
+    weights: DataFrame | None,
     detail: bool = False,
-    actual: DataFrame | None = None,
-    weights: DataFrame | None = None,
-    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
-    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
 ) -> Evaluation:
     """:func:`evaluate_history`'s work, with the self-check of ``actual`` (None without it) kept beside.
 
@@ -191,7 +182,6 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
         actual = with_optional_columns(actual, ACTUAL_COLUMNS)
         check_schema(actual, ACTUAL_COLUMNS, "actual")
     names = _checked_strategies(strategies)
-    timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
     pause_partition_seconds("EAGER", moved=0, survivors_owned=0, **asdict(timing))  # fail fast on bad durations
     table = None
     if weights is not None:
