@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from spark_udfs.session import first_line
 from spark_udfs.tables.csv_checks import SOURCE_COLUMN, csv_checks
 from spark_udfs.tables.paths import local_path
-from spark_udfs.tables.schemas import SchemaError, csv_columns, with_optional_columns
+from spark_udfs.tables.schemas import SchemaError, csv_columns
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -31,7 +31,8 @@ def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]
 
     In CSV, an ``array<string>`` column holds its items separated by ``;`` (empty: none) and
     timestamps are ISO 8601; Parquet is read as it is. Either way only ``group_instance_id``,
-    ``rack_id`` and ``valid_from`` may be left out (null), and the schema is checked later. A CSV
+    ``rack_id`` and ``valid_from`` may be left out (null: the CSV typing adds them, the evaluation adds them to
+    Parquet), and the schema is checked later. A CSV
     value that does not parse is null, and its text is kept for the evaluation to name it
     (:mod:`spark_udfs.tables.csv_checks`): one typo never stops the job.
 
@@ -55,7 +56,7 @@ def read_table(spark: SparkSession, path: str, columns: Sequence[tuple[str, str]
         _check_parquet_files(path, local)
     try:
         if not csv:
-            frame = with_optional_columns(spark.read.parquet(path), columns)
+            frame = spark.read.parquet(path)  # its optional columns are added once, by the evaluation
         else:
             raw = spark.read.option("header", "true").csv(path)
             checks = csv_checks(raw.columns, columns)
