@@ -39,6 +39,7 @@ def validate_group(cluster: object, subscriptions: object) -> dict[Topic, int]:
         msg = f"subscriptions must be a mapping of member id to Subscription, got {type(subscriptions).__name__}"
         raise InvalidSubscriptionError(msg)
     distinct_topic_lists: set[tuple[str, ...]] = set()
+    last: tuple[str, ...] | None = None  # members' equal topic lists are mostly one object: hashed once, not each
     for member, subscription in subscriptions.items():
         if type(member) is not str or not member:
             msg = f"member id {member!r} must be a non-empty string"
@@ -47,7 +48,9 @@ def validate_group(cluster: object, subscriptions: object) -> dict[Topic, int]:
             kind = type(subscription).__name__
             msg = f"subscription of member={member!r} must be an assignors.Subscription, got {kind}"
             raise InvalidSubscriptionError(msg)
-        distinct_topic_lists.add(subscription.topics)
+        if subscription.topics is not last:
+            last = subscription.topics
+            distinct_topic_lists.add(last)
     subscribed: set[str] = set().union(*distinct_topic_lists)
     counts = cluster.partitions_per_topic
     partitions_per_topic: dict[Topic, int] = {}

@@ -66,7 +66,7 @@ class _StickyBase(AbstractPartitionAssignor):
         members = plain_identical(cluster, partitions_per_topic, subscriptions)
         if members is not None:  # the common shapes, on short paths that give what sticky_assign gives
             if not claims:  # a fresh group: nothing to keep, nothing to withhold
-                return round_robin(partitions_per_topic, members)
+                return round_robin(cluster, partitions_per_topic, members)
             result = assign_single_claims(partitions_per_topic, members, claims)
             if result is not None:
                 return self._finish(result)

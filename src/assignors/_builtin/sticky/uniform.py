@@ -41,7 +41,7 @@ from assignors._builtin.sticky.claims import numbers as _numbers
 from assignors._builtin.sticky.claims import unmarked as _unmarked
 from assignors._builtin.sticky.exchange import SHIFT_SPREAD
 from assignors._builtin.sticky.racks import Locality, rack_pass
-from assignors._core.model import TopicPartition
+from assignors._core.model import TopicPartition, reused_partitions
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -69,7 +69,9 @@ def plain_identical(
     the group is above the size where the exchange phase (:mod:`assignors._builtin.sticky.exchange`) would
     still work on the identical builder's result.
     """
-    if not partitions_per_topic or len(set(map(_topics_of, subscriptions.values()))) != 1:
+    topic_lists = list(map(_topics_of, subscriptions.values()))
+    # Equal lists are mostly one object (Subscription shares them): count() compares pointers first.
+    if not partitions_per_topic or not topic_lists or topic_lists.count(topic_lists[0]) != len(topic_lists):
         return None
     if cluster.partition_racks and any(s.rack_id is not None for s in subscriptions.values()):
         return None
@@ -79,12 +81,22 @@ def plain_identical(
 
 
 def round_robin(
-    partitions_per_topic: Mapping[Topic, int], members: Sequence[MemberId]
+    cluster: Cluster, partitions_per_topic: Mapping[Topic, int], members: Sequence[MemberId]
 ) -> dict[MemberId, tuple[TopicPartition, ...]]:
-    """A fresh group (nobody claims anything) of ``plain_identical`` members: the round robin, as tuples."""
+    """A fresh group (nobody claims anything) of ``plain_identical`` members: the round robin, as tuples.
+
+    Member ``i`` takes every ``M``-th of the sorted partitions from the ``i``-th on. On metadata
+    assigned before, that is one strided slice, copied in C, of the partitions the Cluster keeps
+    (:func:`~assignors._core.model.reused_partitions`): no per-partition Python work left in the
+    call. ``partitions_per_topic`` is ``cluster``'s counts of the subscribed topics (``validate_group``).
+    """
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug("sticky: %d members, identical subscriptions, nothing claimed: round robin", len(members))
-    return {member: tuple(share) for member, share in _shares(partitions_per_topic, members)}
+    partitions = reused_partitions(cluster, tuple(sorted(partitions_per_topic)))
+    if partitions is None:
+        return {member: tuple(share) for member, share in _shares(partitions_per_topic, members)}
+    step = len(members)
+    return {member: partitions[index::step] for index, member in enumerate(members)}
 
 
 def assign_single_claims(
