@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import re
 from collections import deque
 from collections.abc import Mapping
 from itertools import repeat
@@ -10,6 +11,7 @@ from operator import itemgetter, lt, setitem
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from assignors._core.base import validate_group
+from assignors._core.errors import ConfigurationError
 from assignors._core.model import (
     Assignment,
     Cluster,
@@ -27,8 +29,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONSUMER_PROTOCOL",
+    "KAFKA_VERSION",
     "ServerAssignor",
+    "cached_partitions",
     "free_partitions",
+    "kafka_version_tuple",
     "make_partitions",
     "previous_targets",
 ]
@@ -36,7 +41,53 @@ __all__ = [
 CONSUMER_PROTOCOL: Final = "CONSUMER"
 """The label of KIP-848's consumer group protocol (``group.protocol=consumer``) in reports."""
 
+KAFKA_VERSION: Final = "4.4.0"
+"""The Kafka version whose broker assignors the server assignors replay by default: the project's pinned Kafka
+(``assignors.testing.DEFAULT_KAFKA_VERSION``, the broker of the integration tests and the Java oracle)."""
+
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def kafka_version_tuple(version: str) -> tuple[int, int, int]:
+    """``"4.0.1"`` as ``(4, 0, 1)``; ``"3.9"`` as ``(3, 9, 0)``; a suffix such as ``-SNAPSHOT`` or ``-rc1`` is ignored.
+
+    Raises:
+        ConfigurationError: not a version number.
+    """
+    match = _VERSION.match(version) if isinstance(version, str) else None
+    if match is None or (match.end() < len(version) and version[match.end()] not in "-+"):
+        msg = f"kafka_version={version!r} must be a Kafka version number such as {KAFKA_VERSION!r}"
+        raise ConfigurationError(msg)
+    major, minor, patch = match.groups()
+    return int(major), int(minor), int(patch or 0)
+
+
 _new_tuple = tuple.__new__
+
+_PARTITIONS: dict[Topic, tuple[TopicPartition, ...]] = {}
+_PARTITIONS_HELD = [0]
+_PARTITIONS_CEILING: Final = 1 << 21
+"""At most this many cached TopicPartitions (about 150 MB at the ceiling): past it the cache starts over."""
+
+
+def cached_partitions(topic: Topic, count: int) -> tuple[TopicPartition, ...]:
+    """``TopicPartition(topic, p)`` for ``p`` in ``range(count)`` (or more), built once and shared.
+
+    A target is dealt from these by slicing; the same topics come back round after round (a replay, a
+    coordinator's next target), so a million partitions are not built, nor freed, again each time. The objects
+    are immutable values: sharing them between results is invisible to callers.
+    """
+    cached = _PARTITIONS.get(topic)
+    if cached is not None and len(cached) >= count:
+        return cached
+    if _PARTITIONS_HELD[0] + count > _PARTITIONS_CEILING:
+        _PARTITIONS.clear()
+        _PARTITIONS_HELD[0] = 0
+        cached = None
+    built = tuple(make_partitions(topic, range(count)))
+    _PARTITIONS_HELD[0] += count - (len(cached) if cached is not None else 0)
+    _PARTITIONS[topic] = built
+    return built
 
 
 def make_partitions(topic: Topic, partitions: Sequence[int] | range) -> list[TopicPartition]:
@@ -82,15 +133,20 @@ class ServerAssignor(abc.ABC):
             lists = self._targets(order, counts, subscriptions)
             result = {}
             for member, partitions in zip(order, lists, strict=True):
-                partitions.sort()
+                if type(partitions) is tuple:  # sorted already (e.g. a previous target handed back as it is)
+                    result[member] = unchecked_assignment(partitions)
+                    continue
+                partitions.sort()  # type: ignore[union-attr] # a list
                 result[member] = unchecked_assignment(tuple(partitions))  # valid by construction
+            if order == sorted(order):
+                return result
             return {member: result[member] for member in sorted(result)}
 
     @abc.abstractmethod
     def _targets(
         self, order: list[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
-    ) -> list[list[TopicPartition]]:
-        """The algorithm: one list per member of ``order``, in that order."""
+    ) -> list[list[TopicPartition]] | list[list[TopicPartition] | tuple[TopicPartition, ...]]:
+        """The algorithm: one list per member of ``order``, in that order; a tuple is a sorted target as it is."""
 
     def subscription_user_data(self, topics: Collection[str]) -> bytes | None:  # noqa: ARG002 - interface
         """Server assignors read no user data."""

@@ -144,13 +144,14 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
     *,
     members: Sequence[MemberId],
     topics_of: Sequence[frozenset[Topic]] | None,
+    restore: bool = False,
 ) -> list[list[TopicPartition]]:
-    """One target list per member: keep, fill, then balance, as Kafka's heterogeneous builder; then as even as can be.
+    """One target list per member: keep, fill, then balance, as Kafka's heterogeneous builder; optionally evened out.
 
     Kafka's balancing passes (``balanceTopics``) move partitions of one topic between its subscribers, so they
     stop "almost balanced" (its Javadoc's words) where evening out the loads needs hand-overs across topics: a
     member over its share on one topic, a member under it on another, and a third subscribing to both in
-    between. Where that is so, :func:`_most_even` finishes the job.
+    between. Where that is so, :func:`_most_even` finishes the job (``topics_of`` given: ``EvenUniformAssignor``).
 
     Args:
         subscribers: per subscribed topic with partitions, its subscribers' positions, ascending.
@@ -158,8 +159,10 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
         current: each member's valid previous target (see ``previous_targets``): all of it is kept.
         owners: per topic, each partition's owner in ``current`` (-1 for none); updated in place.
         members: the member ids, sorted (position ``i`` is ``members[i]``).
-        topics_of: per position, the member's subscribed topics that have partitions; None (more than
-            :data:`MOST_EVEN_CLASSES` distinct subscriptions) skips the most-even step.
+        topics_of: per position, the member's subscribed topics that have partitions; None skips the most-even
+            step (Kafka's result, or more than :data:`MOST_EVEN_CLASSES` distinct subscriptions).
+        restore: give a member back a partition Kafka's passes took from it where they gave it another of the same
+            topic (:func:`_restore`); False is Kafka's result.
     """
     sizes = list(map(len, current))
     result = [list(mine) for mine in current]
@@ -169,7 +172,7 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
         return (-(counts[topic] / subs), subs, topic)
 
     topics = sorted(subscribers, key=rank)
-    before = {topic: owners[topic][:] for topic in topics}  # each partition's previous target owner (-1: none)
+    before = {topic: owners[topic][:] for topic in topics} if restore else {}  # each partition's previous owner
     added: list[TopicPartition] = []
     added_owners: list[int] = []
     for topic in topics:
@@ -182,7 +185,8 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
     _distribute(added, added_owners, result)
     moves = _balance([t for t in topics if len(subscribers[t]) > 1], subscribers, owners, sizes)
     if moves:
-        _restore(moves, owners, before)
+        if restore:
+            _restore(moves, owners, before)
         _apply_moves(moves, owners, result)
     if topics_of is not None:
         _most_even(members, topics_of, current, result)
