@@ -21,7 +21,12 @@ logger = logging.getLogger(__name__)
 
 
 def validate_group(cluster: object, subscriptions: object) -> dict[Topic, int]:
-    """Check the arguments of ``assign`` and return the partition counts it works on.
+    """Check the arguments of ``assign`` and return the partition counts it works on: :func:`validate_group_topics`."""
+    return validate_group_topics(cluster, subscriptions)[0]
+
+
+def validate_group_topics(cluster: object, subscriptions: object) -> tuple[dict[Topic, int], set[tuple[str, ...]]]:
+    """Check the arguments of ``assign``; return the partition counts it works on and the distinct topic lists.
 
     The result maps every subscribed topic that has metadata and at least one partition
     to its partition count, in sorted topic order. Topics without metadata are skipped,
@@ -39,6 +44,7 @@ def validate_group(cluster: object, subscriptions: object) -> dict[Topic, int]:
         msg = f"subscriptions must be a mapping of member id to Subscription, got {type(subscriptions).__name__}"
         raise InvalidSubscriptionError(msg)
     distinct_topic_lists: set[tuple[str, ...]] = set()
+    last: tuple[str, ...] = ()
     for member, subscription in subscriptions.items():
         if type(member) is not str or not member:
             msg = f"member id {member!r} must be a non-empty string"
@@ -47,7 +53,10 @@ def validate_group(cluster: object, subscriptions: object) -> dict[Topic, int]:
             kind = type(subscription).__name__
             msg = f"subscription of member={member!r} must be an assignors.Subscription, got {kind}"
             raise InvalidSubscriptionError(msg)
-        distinct_topic_lists.add(subscription.topics)
+        topics = subscription.topics
+        if topics != last or not distinct_topic_lists:  # members mostly subscribe alike: == is cheaper than a hash
+            distinct_topic_lists.add(topics)
+            last = topics
     subscribed: set[str] = set().union(*distinct_topic_lists)
     counts = cluster.partitions_per_topic
     partitions_per_topic: dict[Topic, int] = {}
@@ -58,7 +67,7 @@ def validate_group(cluster: object, subscriptions: object) -> dict[Topic, int]:
         elif logger.isEnabledFor(logging.DEBUG):
             logger.debug("skipping topic %r: the cluster has no partitions for it", topic)
     check_group_size(sum(partitions_per_topic.values()), len(subscriptions))
-    return partitions_per_topic
+    return partitions_per_topic, distinct_topic_lists
 
 
 class AbstractPartitionAssignor(abc.ABC):

@@ -10,7 +10,7 @@ from itertools import repeat
 from operator import itemgetter, lt, setitem
 from typing import TYPE_CHECKING, ClassVar, Final
 
-from assignors._core.base import validate_group
+from assignors._core.base import validate_group_topics
 from assignors._core.errors import ConfigurationError
 from assignors._core.model import (
     Assignment,
@@ -125,12 +125,12 @@ class ServerAssignor(abc.ABC):
         Raises:
             InvalidSubscriptionError: malformed arguments; nothing is assigned.
         """
-        counts = validate_group(cluster, subscriptions)
+        counts, distinct = validate_group_topics(cluster, subscriptions)
         if not subscriptions:
             return {}
         order = java_sorted(subscriptions)
         with gc_paused():
-            lists = self._targets(order, counts, subscriptions)
+            lists = self._targets(order, counts, subscriptions, identical=len(distinct) == 1)
             result = {}
             for member, partitions in zip(order, lists, strict=True):
                 if type(partitions) is tuple:  # sorted already (e.g. a previous target handed back as it is)
@@ -144,9 +144,17 @@ class ServerAssignor(abc.ABC):
 
     @abc.abstractmethod
     def _targets(
-        self, order: list[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
+        self,
+        order: list[MemberId],
+        counts: Mapping[Topic, int],
+        subscriptions: Mapping[MemberId, Subscription],
+        *,
+        identical: bool,
     ) -> list[list[TopicPartition]] | list[list[TopicPartition] | tuple[TopicPartition, ...]]:
-        """The algorithm: one list per member of ``order``, in that order; a tuple is a sorted target as it is."""
+        """The algorithm: one list per member of ``order``, in that order; a tuple is a sorted target as it is.
+
+        ``identical``: every member subscribes to the same topics (Kafka's ``SubscriptionType.HOMOGENEOUS``).
+        """
 
     def subscription_user_data(self, topics: Collection[str]) -> bytes | None:  # noqa: ARG002 - interface
         """Server assignors read no user data."""

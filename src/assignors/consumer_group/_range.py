@@ -43,7 +43,12 @@ class RangeAssignor(ServerAssignor):
     name = RANGE_ASSIGNOR_NAME
 
     def _targets(
-        self, order: list[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
+        self,
+        order: list[MemberId],
+        counts: Mapping[Topic, int],
+        subscriptions: Mapping[MemberId, Subscription],
+        *,
+        identical: bool,  # noqa: ARG002 - the same rule either way
     ) -> list[list[TopicPartition]]:
         # The classic range without racks and with Kafka's member order is this rule exactly.
         result = ClassicRangeAssignor().assign(Cluster(counts), subscriptions)

@@ -132,11 +132,15 @@ class UniformAssignor(ServerAssignor):
         self.stable_extras = version >= KAFKA_18688
 
     def _targets(
-        self, order: list[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
+        self,
+        order: list[MemberId],
+        counts: Mapping[Topic, int],
+        subscriptions: Mapping[MemberId, Subscription],
+        *,
+        identical: bool,
     ) -> list[Target]:
-        first = subscriptions[order[0]].topics
-        if all(subscriptions[m].topics == first for m in order):
-            topics = [t for t in first if t in counts]
+        if identical:
+            topics = [t for t in subscriptions[order[0]].topics if t in counts]
             owned = [subscriptions[m].owned_partitions for m in order]
             return homogeneous_targets(topics, counts, owned, stable_extras=self.stable_extras)
         current, owners = previous_targets(order, counts, subscriptions)
