@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Final
 
 from assignors._builtin.sticky.balance import evenest_at_a_glance, most_even
 from assignors._builtin.sticky.claims import State
-from assignors.consumer_group._common import free_partitions, make_partitions
+from assignors.consumer_group._common import cached_partitions, free_partitions
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -180,14 +180,15 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
         if free:
             given = _fill(sizes, subscribers[topic], len(free))
             _scatter(owners[topic], free, given)
-            added.extend(make_partitions(topic, free))
+            cache = cached_partitions(topic, counts[topic])
+            added.extend(cache[: free.stop] if isinstance(free, range) else map(cache.__getitem__, free))
             added_owners.extend(given)
     _distribute(added, added_owners, result)
     moves = _balance([t for t in topics if len(subscribers[t]) > 1], subscribers, owners, sizes)
     if moves:
         if restore:
             _restore(moves, owners, before)
-        _apply_moves(moves, owners, result)
+        _apply_moves(moves, owners, result, counts)
     if topics_of is not None:
         _most_even(members, topics_of, current, result)
     return result
@@ -340,7 +341,10 @@ def _balance_topic(
 
 
 def _apply_moves(
-    moves: Mapping[tuple[Topic, int], int], owners: Mapping[Topic, list[int]], result: list[list[TopicPartition]]
+    moves: Mapping[tuple[Topic, int], int],
+    owners: Mapping[Topic, list[int]],
+    result: list[list[TopicPartition]],
+    counts: Mapping[Topic, int],
 ) -> None:
     """Take each moved partition from the list of its owner before balancing and give it to its final owner."""
     removed: dict[int, set[tuple[Topic, int]]] = {}
@@ -348,6 +352,6 @@ def _apply_moves(
         after = owners[topic][partition]
         if after != before:
             removed.setdefault(before, set()).add((topic, partition))
-            result[after].extend(make_partitions(topic, [partition]))
+            result[after].append(cached_partitions(topic, counts[topic])[partition])
     for member, gone in removed.items():
         result[member] = [tp for tp in result[member] if tp not in gone]
