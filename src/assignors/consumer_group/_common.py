@@ -7,7 +7,7 @@ import re
 from collections import deque
 from collections.abc import Mapping
 from itertools import repeat
-from operator import itemgetter, lt, setitem
+from operator import itemgetter, setitem
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from assignors._core.base import validate_group_topics
@@ -167,18 +167,6 @@ class ServerAssignor(abc.ABC):
         return f"{type(self).__name__}()"
 
 
-def _valid(owned: tuple[TopicPartition, ...], topics: set[Topic], counts: Mapping[Topic, int]) -> list[TopicPartition]:
-    """``owned`` without partitions of topics the member does not subscribe to or that do not exist.
-
-    The common case (all valid) is checked at C speed; only a member with stale partitions
-    pays a Python loop.
-    """
-    names = list(map(itemgetter(0), owned))
-    if set(names) <= topics and all(map(lt, map(itemgetter(1), owned), map(counts.__getitem__, names))):
-        return list(owned)
-    return [tp for tp in owned if tp[0] in topics and tp[1] < counts[tp[0]]]
-
-
 def previous_targets(
     order: Sequence[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
 ) -> tuple[list[list[TopicPartition]], dict[Topic, list[int]]]:
@@ -192,14 +180,23 @@ def previous_targets(
     """
     owners = {topic: [-1] * count for topic, count in counts.items()}
     current: list[list[TopicPartition]] = []
+    views: dict[tuple[Topic, ...], dict[Topic, list[int]]] = {}  # one per distinct subscription
     for index, member in enumerate(order):
         subscription = subscriptions[member]
-        if not subscription.owned_partitions:  # a new member, or a fresh group
+        owned = subscription.owned_partitions
+        if not owned:  # a new member, or a fresh group
             current.append([])
             continue
-        mine = _valid(subscription.owned_partitions, set(subscription.topics) & counts.keys(), counts)
-        current.append(mine)
-        _own(owners, mine, index)
+        view = views.get(subscription.topics)
+        if view is None:
+            view = views[subscription.topics] = {t: owners[t] for t in subscription.topics if t in owners}
+        try:  # the common case, all valid, at C speed: an unsubscribed topic or a partition past the count raises
+            _own(view, owned, index)
+            current.append(list(owned))
+        except (KeyError, IndexError):
+            mine = [tp for tp in owned if tp[0] in view and tp[1] < counts[tp[0]]]
+            _own(view, mine, index)
+            current.append(mine)
     listed = sum(map(len, current))
     if listed == sum(len(o) - o.count(-1) for o in owners.values()):
         return current, owners
@@ -210,7 +207,7 @@ def previous_targets(
     return current, owners
 
 
-def _own(owners: Mapping[Topic, list[int]], partitions: list[TopicPartition], index: int) -> None:
+def _own(owners: Mapping[Topic, list[int]], partitions: Sequence[TopicPartition], index: int) -> None:
     """``owners[topic][partition] = index`` for each of ``partitions``, at C speed."""
     arrays = map(owners.__getitem__, map(itemgetter(0), partitions))
     deque(map(setitem, arrays, map(itemgetter(1), partitions), repeat(index)), maxlen=0)
@@ -223,4 +220,9 @@ def free_partitions(owner: list[int]) -> list[int] | range:
         return range(len(owner))
     if missing == 0:
         return []
-    return [p for p, o in enumerate(owner) if o < 0]
+    if missing * 8 > len(owner):
+        return [p for p, o in enumerate(owner) if o < 0]
+    free = [owner.index(-1)]  # a few: found at C speed
+    for _ in range(missing - 1):
+        free.append(owner.index(-1, free[-1] + 1))
+    return free

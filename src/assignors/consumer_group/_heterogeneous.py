@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
-from itertools import repeat
+from itertools import pairwise, repeat
 from operator import add, call, setitem
 from typing import TYPE_CHECKING, Final
 
@@ -115,14 +116,14 @@ def _fill(sizes: list[int], members: Sequence[int], free: int) -> list[int]:
     run of cycles at one range width is built at once: the range's members repeated.
     """
     order = sorted(members, key=sizes.__getitem__)  # stable: ties stay in index order
+    keys = list(map(sizes.__getitem__, order))  # the sizes before: members past the range keep theirs
     count = len(order)
-    level = sizes[order[0]]
+    level = keys[0]
     end = 0
     owners: list[int] = []
     while len(owners) < free:
-        while end < count and sizes[order[end]] == level:
-            end += 1
-        cycles = sizes[order[end]] - level if end < count else -(-(free - len(owners)) // end)
+        end = bisect_right(keys, level, end)
+        cycles = keys[end] - level if end < count else -(-(free - len(owners)) // end)
         take = min(cycles * end, free - len(owners))
         full, partial = divmod(take, end)
         ranged = order[:end]
@@ -145,7 +146,7 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
     members: Sequence[MemberId],
     topics_of: Sequence[frozenset[Topic]] | None,
     restore: bool = False,
-) -> list[list[TopicPartition]]:
+) -> list[list[TopicPartition] | tuple[TopicPartition, ...]]:
     """One target list per member: keep, fill, then balance, as Kafka's heterogeneous builder; optionally evened out.
 
     Kafka's balancing passes (``balanceTopics``) move partitions of one topic between its subscribers, so they
@@ -184,14 +185,26 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
             added.extend(cache[: free.stop] if isinstance(free, range) else map(cache.__getitem__, free))
             added_owners.extend(given)
     _distribute(added, added_owners, result)
+    filled = sizes[:]  # the loads after the fill, before balancing
     moves = _balance([t for t in topics if len(subscribers[t]) > 1], subscribers, owners, sizes)
+    moved: set[int] = set()
     if moves:
         if restore:
             _restore(moves, owners, before)
-        _apply_moves(moves, owners, result, counts)
-    if topics_of is not None:
-        _most_even(members, topics_of, current, result)
-    return result
+        moved = _apply_moves(moves, owners, result, counts)
+    if topics_of is not None and _most_even(members, topics_of, current, result):
+        return list(result)
+    # A member that gained nothing holds its previous target, sorted; one that had none and gained only in the
+    # fill holds its partitions in the topics' order, sorted too when that is the names' order: handed back as
+    # tuples, they are not sorted again.
+    in_name_order = all(a < b for a, b in pairwise(topics))
+    targets: list[list[TopicPartition] | tuple[TopicPartition, ...]] = []
+    for member, (mine, was) in enumerate(zip(result, current, strict=True)):
+        if member not in moved and (filled[member] == len(was) or (in_name_order and not was)):
+            targets.append(tuple(mine))
+        else:
+            targets.append(mine)
+    return targets
 
 
 def _most_even(
@@ -199,8 +212,8 @@ def _most_even(
     topics_of: Sequence[frozenset[Topic]],
     current: list[list[TopicPartition]],
     result: list[list[TopicPartition]],
-) -> None:
-    """Hand partitions along chains of subscribers until the loads have the smallest sum of squares.
+) -> bool:
+    """Hand partitions along chains of subscribers until the loads have the smallest sum of squares; True if it did.
 
     The sticky family's exact balancing step (:func:`assignors._builtin.sticky.balance.most_even`): each chain
     takes one partition from a member at least two above another and passes partitions between members who
@@ -210,12 +223,12 @@ def _most_even(
     """
     eligible = [position for position, topics in enumerate(topics_of) if topics]
     if len(eligible) < 2:  # noqa: PLR2004 - nobody to hand over to
-        return
+        return False
     names = [members[position] for position in eligible]
     member_topics = {members[position]: topics_of[position] for position in eligible}
     load = {members[position]: len(result[position]) for position in eligible}
     if evenest_at_a_glance(member_topics, names, load):
-        return
+        return False
     kept: dict[MemberId, list[TopicPartition]] = {}
     new: dict[MemberId, list[TopicPartition]] = {}
     for position in eligible:
@@ -224,10 +237,12 @@ def _most_even(
         kept[name] = [tp for tp in result[position] if tp in was]
         new[name] = [tp for tp in result[position] if tp not in was]
     state = State(load, kept, new)
-    if most_even(member_topics, names, state):
-        for position in eligible:
-            name = members[position]
-            result[position] = state.kept[name] + state.new[name]
+    if not most_even(member_topics, names, state):
+        return False
+    for position in eligible:
+        name = members[position]
+        result[position] = state.kept[name] + state.new[name]
+    return True
 
 
 def _restore(
@@ -345,13 +360,19 @@ def _apply_moves(
     owners: Mapping[Topic, list[int]],
     result: list[list[TopicPartition]],
     counts: Mapping[Topic, int],
-) -> None:
-    """Take each moved partition from the list of its owner before balancing and give it to its final owner."""
+) -> set[int]:
+    """Take each moved partition from the list of its owner before balancing and give it to its final owner.
+
+    Returns the members whose lists changed.
+    """
     removed: dict[int, set[tuple[Topic, int]]] = {}
+    touched: set[int] = set()
     for (topic, partition), before in sorted(moves.items()):
         after = owners[topic][partition]
         if after != before:
             removed.setdefault(before, set()).add((topic, partition))
             result[after].append(cached_partitions(topic, counts[topic])[partition])
+            touched.add(after)
     for member, gone in removed.items():
         result[member] = [tp for tp in result[member] if tp not in gone]
+    return touched | removed.keys()
