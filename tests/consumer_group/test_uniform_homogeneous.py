@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import Assignment, Cluster, ConfigurationError, Subscription, TopicPartition
-from assignors.consumer_group import KAFKA_VERSION, EvenUniformAssignor, UniformAssignor
+from assignors.consumer_group import KAFKA_VERSION, EvenUniformAssignor, RangeAssignor, UniformAssignor
 from assignors.consumer_group._uniform import java_set_order
 
 
@@ -154,3 +154,14 @@ def test_kafka_version_and_stable_extras() -> None:
         UniformAssignor(kafka_version="3.7.2")
     with pytest.raises(ConfigurationError, match="stable_extras=1 must be True or False"):
         UniformAssignor(stable_extras=1)  # type: ignore[arg-type]
+
+
+def test_range_kafka_version() -> None:
+    """The server range is one rule from Kafka 3.9.0 (KAFKA-16944) to 4.4.0; 3.7 and 3.8's sticky range is refused."""
+    assert RangeAssignor().kafka_version == KAFKA_VERSION
+    assert repr(RangeAssignor(kafka_version="3.9.1")) == "RangeAssignor(kafka_version='3.9.1')"
+    cluster = Cluster({"t": 5})
+    subs = {m: Subscription(["t"]) for m in "abc"}
+    assert RangeAssignor(kafka_version="3.9.0").assign(cluster, subs) == RangeAssignor().assign(cluster, subs)
+    with pytest.raises(ConfigurationError, match=r"from Kafka 3\.9\.0 on"):
+        RangeAssignor(kafka_version="3.8.1")
