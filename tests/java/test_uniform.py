@@ -332,10 +332,11 @@ def test_uniform_before_kafka_18688_against_kafka_4_0(
     check(legacy_oracle, group, salts, kafka_version=legacy_oracle.version)
 
 
-def test_equal_balance_more_moves_is_kafkas_own_order(oracle: JavaOracle) -> None:
+def test_equal_balance_more_moves_is_kafkas_own_order(oracle: JavaOracle, request: pytest.FixtureRequest) -> None:
     """The open finding of the evening uniform (now uniform-even) was Kafka's order, not a rule: Kafka's target
     under the original ids moves 1 (c1's t1-1); under ids it iterates in member-id order it moves 2, as ``uniform``
     does (c1's t1-1 and c4's t0-2), with the same loads."""
+    _before_kafka_17710(oracle, request)
     group = EQUAL_BALANCE_MORE_MOVES
     ours = UniformAssignor(kafka_version=oracle.version).assign(group.cluster, group.subscriptions)
     original = {m: Assignment(sorted(p)) for m, p in java_runs(oracle, group, [])[0].items()}
