@@ -165,3 +165,16 @@ def test_range_kafka_version() -> None:
     assert RangeAssignor(kafka_version="3.9.0").assign(cluster, subs) == RangeAssignor().assign(cluster, subs)
     with pytest.raises(ConfigurationError, match=r"from Kafka 3\.9\.0 on"):
         RangeAssignor(kafka_version="3.8.1")
+
+
+def test_server_assignor_by_strategy_name_and_kafka_version() -> None:
+    """The replay's names resolve to the assignor as the given broker version runs it."""
+    from assignors.consumer_group import server_assignor
+
+    assert repr(server_assignor("uniform", kafka_version="4.0.0")) == "UniformAssignor(kafka_version='4.0.0')"
+    assert repr(server_assignor("consumer-range", kafka_version="4.1.0")) == "RangeAssignor(kafka_version='4.1.0')"
+    assert repr(server_assignor("uniform")) == "UniformAssignor()"
+    given = UniformAssignor(kafka_version="4.0.1")
+    assert server_assignor(given, kafka_version="4.4.0") is given
+    with pytest.raises(ConfigurationError, match=r"kafka_version='four'"):
+        server_assignor("uniform", kafka_version="four")
