@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import deque
 from itertools import pairwise, repeat
 from operator import add, call, setitem
@@ -328,16 +328,18 @@ def _balance_topic(
         return 0
     balancer = _Balancer(sizes, members)
     by_owner = sorted(range(len(owners)), key=owners.__getitem__)  # stable: by owner, then partition
+    owned_by = list(map(owners.__getitem__, by_owner))  # ascending: each member's range found by bisection
     start: dict[int, int] = {}
     end: dict[int, int] = {}
-    for position, partition in enumerate(by_owner):
-        owner = owners[partition]
-        start.setdefault(owner, position)
-        end[owner] = position + 1
     moved = 0
     while not balancer.balanced():
         giver = balancer.next_most_loaded()
-        while giver != -1 and end.get(giver, 0) - start.get(giver, 0) <= 0:
+        while giver != -1:
+            if giver not in end:  # its range in by_owner, as it was when this topic's pass began
+                start[giver] = bisect_left(owned_by, giver)
+                end[giver] = bisect_right(owned_by, giver, start[giver])
+            if end[giver] > start[giver]:
+                break
             balancer.exclude_most_loaded()
             giver = balancer.next_most_loaded()
         if giver == -1:
