@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from assignors import Assignment, Cluster, ConfigurationError, Subscription, TopicPartition
 from assignors.consumer_group import KAFKA_VERSION, EvenUniformAssignor, RangeAssignor, UniformAssignor
 from assignors.consumer_group._uniform import java_set_order
+from assignors.testing import Group, groups, load_squares
 
 
 def kafka_homogeneous(  # noqa: C901, PLR0912 - a transcription, statement by statement
@@ -178,3 +179,60 @@ def test_server_assignor_by_strategy_name_and_kafka_version() -> None:
     assert server_assignor(given, kafka_version="4.4.0") is given
     with pytest.raises(ConfigurationError, match=r"kafka_version='four'"):
         server_assignor("uniform", kafka_version="four")
+
+
+@given(group=groups(identical=False, owned=True, max_members=6, max_partitions=10))
+def test_previous_targets_are_the_valid_first_claims(group: Group) -> None:
+    """The fast reading of previous targets (validated by the owners' own lookups) is the plain one: a member keeps
+    the partitions of its subscribed topics that exist, and a partition claimed twice stays with the first member."""
+    from assignors.consumer_group._common import previous_targets
+
+    order = sorted(group.subscriptions)
+    counts = {t: n for t, n in group.cluster.partitions_per_topic.items() if n}
+    current, owners = previous_targets(order, counts, group.subscriptions)
+    claimed: set[TopicPartition] = set()
+    for index, member in enumerate(order):
+        subscription = group.subscriptions[member]
+        expected = [
+            tp
+            for tp in subscription.owned_partitions
+            if tp.topic in subscription.topics and tp.partition < counts.get(tp.topic, 0) and tp not in claimed
+        ]
+        claimed.update(expected)
+        assert current[index] == expected
+        assert all(owners[tp.topic][tp.partition] == index for tp in expected)
+    assert sum(o.count(-1) for o in owners.values()) == sum(counts.values()) - len(claimed)
+
+
+@given(group=groups(identical=False, owned=True, max_members=6, max_partitions=10))
+def test_uniform_even_is_at_least_as_even_as_uniform(group: Group) -> None:
+    """uniform-even starts from Kafka's target in the same order: never less even, and as even, no more moves."""
+    kafka = UniformAssignor().assign(group.cluster, group.subscriptions)
+    even = EvenUniformAssignor().assign(group.cluster, group.subscriptions)
+    assert load_squares({m: a.partitions for m, a in even.items()}) <= load_squares(
+        {m: a.partitions for m, a in kafka.items()}
+    )
+    if sorted(len(a.partitions) for a in even.values()) == sorted(len(a.partitions) for a in kafka.values()):
+        previous = {tp: m for m, s in group.subscriptions.items() for tp in s.owned_partitions}
+
+        def moved(result: Mapping[str, Assignment]) -> int:
+            return sum(previous.get(tp, m) != m for m, a in result.items() for tp in a.partitions)
+
+        assert moved(even) <= moved(kafka)
+
+
+def test_cached_partitions_are_built_once_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from assignors.consumer_group import _common
+
+    monkeypatch.setattr(_common, "_PARTITIONS", {})
+    monkeypatch.setattr(_common, "_PARTITIONS_HELD", [0])
+    first = _common.cached_partitions("t", 3)
+    assert first == tuple(TopicPartition("t", p) for p in range(3))
+    assert _common.cached_partitions("t", 2) is first  # a shorter count slices the same tuple
+    grown = _common.cached_partitions("t", 5)
+    assert len(grown) == 5
+    assert _common._PARTITIONS_HELD == [5]
+    monkeypatch.setattr(_common, "_PARTITIONS_CEILING", 6)
+    _common.cached_partitions("u", 4)  # 5 + 4 > 6: the cache starts over
+    assert set(_common._PARTITIONS) == {"u"}
+    assert _common._PARTITIONS_HELD == [4]
