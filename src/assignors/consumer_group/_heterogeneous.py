@@ -35,75 +35,6 @@ def _scatter(owners: list[int], partitions: Sequence[int], member: int | Sequenc
     deque(map(owners.__setitem__, partitions, members), maxlen=0)
 
 
-class _Balancer:
-    """Kafka's ``MemberAssignmentBalancer``: a least loaded range growing right, a most loaded range growing left.
-
-    ``order`` holds one topic's subscribers sorted by (size, index). The least loaded range
-    ``[0, least_end)`` has level ``least_level``: each member in it takes one partition per
-    cycle, and once all have, the level rises and members of that size join. The most loaded
-    range mirrors it from the right; members without partitions of the topic leave it.
-    """
-
-    __slots__ = (
-        "least_end",
-        "least_level",
-        "most_end",
-        "most_level",
-        "most_start",
-        "next_least",
-        "next_most",
-        "order",
-        "sizes",
-    )
-
-    def __init__(self, sizes: list[int], members: Sequence[int]) -> None:
-        self.sizes = sizes
-        self.order = sorted(members, key=sizes.__getitem__)  # stable: ties stay in index order
-        count = len(self.order)
-        self.least_end = 0
-        self.least_level = sizes[self.order[0]] - 1
-        self.next_least = 0
-        self.most_start = self.most_end = count
-        self.most_level = sizes[self.order[-1]] + 1
-        self.next_most = count - 1
-
-    def next_least_loaded(self) -> int:
-        order, sizes = self.order, self.sizes
-        if self.next_least >= self.least_end:
-            self.least_level += 1
-            while self.least_end < len(order) and sizes[order[self.least_end]] == self.least_level:
-                self.least_end += 1
-            self.next_least = 0
-        member = order[self.next_least]
-        self.next_least += 1
-        return member
-
-    def next_most_loaded(self) -> int:
-        order, sizes = self.order, self.sizes
-        if self.next_most < self.most_start:
-            if self.most_end <= self.most_start and self.most_start > 0:
-                self.most_level = sizes[order[self.most_start - 1]]  # emptied by exclusions: restart below
-            else:
-                self.most_level -= 1
-            while self.most_start > 0 and sizes[order[self.most_start - 1]] == self.most_level:
-                self.most_start -= 1
-            self.next_most = self.most_end - 1
-        if self.next_most < 0:
-            return -1
-        member = order[self.next_most]
-        self.next_most -= 1
-        return member
-
-    def exclude_most_loaded(self) -> None:
-        """Drop the member last returned by :meth:`next_most_loaded` from the most loaded range."""
-        order, here, last = self.order, self.next_most + 1, self.most_end - 1
-        order[here], order[last] = order[last], order[here]
-        self.most_end -= 1
-
-    def balanced(self) -> bool:
-        return self.most_level - self.least_level <= 1
-
-
 def _bump(sizes: list[int], members: list[int], amount: int) -> None:
     """``sizes[m] += amount`` for each of the distinct ``members``, at C speed."""
     deque(map(setitem, repeat(sizes), members, map(add, map(sizes.__getitem__, members), repeat(amount))), maxlen=0)
@@ -112,8 +43,9 @@ def _bump(sizes: list[int], members: list[int], amount: int) -> None:
 def _fill(sizes: list[int], members: Sequence[int], free: int) -> list[int]:
     """The owners of ``free`` partitions handed out as the least loaded range does, in order.
 
-    Equivalent to asking :meth:`_Balancer.next_least_loaded` once per partition, but each
-    run of cycles at one range width is built at once: the range's members repeated.
+    Equivalent to asking Kafka's ``MemberAssignmentBalancer.nextLeastLoadedMember`` once per
+    partition, but each run of cycles at one range width is built at once: the range's members
+    repeated.
     """
     order = sorted(members, key=sizes.__getitem__)  # stable: ties stay in index order
     keys = list(map(sizes.__getitem__, order))  # the sizes before: members past the range keep theirs
@@ -319,35 +251,66 @@ def _balance(
     return moves
 
 
-def _balance_topic(
+def _balance_topic(  # noqa: C901, PLR0912, PLR0915 - Kafka's balancer inlined: the hot loop on many topics
     topic: Topic, members: Sequence[int], owners: list[int], sizes: list[int], moves: dict[tuple[Topic, int], int]
 ) -> int:
-    """Move partitions of ``topic`` from its most to its least loaded subscribers; return how many moved."""
+    """Move partitions of ``topic`` from its most to its least loaded subscribers; return how many moved.
+
+    Kafka's ``balanceTopic`` with its ``MemberAssignmentBalancer``: the subscribers sorted by (load, index); a least
+    loaded range ``[0, least_end)`` at level ``least_level`` whose members take one partition per cycle, the level
+    rising and members of that load joining once all have; a most loaded range mirroring it from the right, from
+    which a member with no partition of the topic left to give is excluded (swapped past ``most_end``). Each giver
+    gives its highest-numbered partition of the topic first; it stops when the levels are within one.
+    """
     loads = list(map(sizes.__getitem__, members))
     if max(loads) - min(loads) <= 1:  # balanced: skip sorting the subscribers
         return 0
-    balancer = _Balancer(sizes, members)
+    order = sorted(members, key=sizes.__getitem__)  # stable: ties stay in index order
+    count = len(order)
+    least_end, least_level, next_least = 0, sizes[order[0]] - 1, 0
+    most_start = most_end = count
+    most_level, next_most = sizes[order[-1]] + 1, count - 1
     by_owner = sorted(range(len(owners)), key=owners.__getitem__)  # stable: by owner, then partition
     owned_by = list(map(owners.__getitem__, by_owner))  # ascending: each member's range found by bisection
     start: dict[int, int] = {}
     end: dict[int, int] = {}
     moved = 0
-    while not balancer.balanced():
-        giver = balancer.next_most_loaded()
-        while giver != -1:
+    while most_level - least_level > 1:
+        giver = -1
+        while True:  # next_most_loaded, excluding members with no partition of the topic left to give
+            if next_most < most_start:
+                if most_end <= most_start and most_start > 0:
+                    most_level = sizes[order[most_start - 1]]  # emptied by exclusions: restart below
+                else:
+                    most_level -= 1
+                while most_start > 0 and sizes[order[most_start - 1]] == most_level:
+                    most_start -= 1
+                next_most = most_end - 1
+            if next_most < 0:
+                giver = -1
+                break
+            giver = order[next_most]
+            next_most -= 1
             if giver not in end:  # its range in by_owner, as it was when this topic's pass began
                 start[giver] = bisect_left(owned_by, giver)
                 end[giver] = bisect_right(owned_by, giver, start[giver])
             if end[giver] > start[giver]:
                 break
-            balancer.exclude_most_loaded()
-            giver = balancer.next_most_loaded()
+            here, last = next_most + 1, most_end - 1  # exclude_most_loaded
+            order[here], order[last] = order[last], order[here]
+            most_end -= 1
         if giver == -1:
             break
         end[giver] -= 1
         partition = by_owner[end[giver]]
-        receiver = balancer.next_least_loaded()
-        if balancer.balanced():
+        if next_least >= least_end:  # next_least_loaded
+            least_level += 1
+            while least_end < count and sizes[order[least_end]] == least_level:
+                least_end += 1
+            next_least = 0
+        receiver = order[next_least]
+        next_least += 1
+        if most_level - least_level <= 1:
             break
         moves.setdefault((topic, partition), giver)
         owners[partition] = receiver
