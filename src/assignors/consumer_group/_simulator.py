@@ -225,7 +225,7 @@ class ConsumerGroupSimulator:
             self.classic = ClassicGroup(self._cluster())
         spec = client.specs[0] if consumer and client.specs else None
         if isinstance(spec, ServerAssignor) and assignor is not None:
-            self.coordinator.configured[assignor] = spec  # e.g. UniformAssignor(kafka_version="4.0.0")
+            self.coordinator.configured[assignor] = spec  # e.g. UniformAssignor(stable_extras=False)
         what = self.coordinator.join(
             client.member_id, client.topics, instance_id=client.instance_id, assignor=assignor, classic=not consumer
         )
