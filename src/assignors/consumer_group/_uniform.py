@@ -6,10 +6,9 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Iterable, Sequence
 from itertools import chain, compress, pairwise, repeat
-from operator import itemgetter
+from operator import call, itemgetter
 from typing import TYPE_CHECKING, ClassVar, Final, TypeAlias
 
-from assignors._core.base import subscriber_positions
 from assignors._core.errors import AssignorError, ConfigurationError
 from assignors.consumer_group._common import (
     KAFKA_VERSION,
@@ -21,7 +20,7 @@ from assignors.consumer_group._common import (
 from assignors.consumer_group._heterogeneous import MOST_EVEN_CLASSES, heterogeneous_targets
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from assignors._core.model import MemberId, Subscription, Topic, TopicPartition
 
@@ -144,9 +143,7 @@ class UniformAssignor(ServerAssignor):
             owned = [subscriptions[m].owned_partitions for m in order]
             return homogeneous_targets(topics, counts, owned, stable_extras=self.stable_extras)
         current, owners = previous_targets(order, counts, subscriptions)
-        subscribers = {
-            topic: positions for topic, (_, positions) in subscriber_positions(counts, subscriptions, order).items()
-        }
+        subscribers = _subscribers(counts, [subscriptions[m].topics for m in order])
         topics_of = None  # Kafka's result, or too many distinct subscriptions for the most-even step
         if self.even:
             distinct = {subscriptions[m].topics for m in order}
@@ -193,6 +190,22 @@ class EvenUniformAssignor(UniformAssignor):
 
     name: ClassVar[str] = EVEN_UNIFORM_ASSIGNOR_NAME
     even: ClassVar[bool] = True
+
+
+def _subscribers(counts: Mapping[Topic, int], topic_lists: list[tuple[Topic, ...]]) -> dict[Topic, list[int]]:
+    """Each topic of ``counts`` that somebody subscribes to, with its subscribers' positions ascending.
+
+    One list append per member and subscribed topic, at C speed; a subscription's topics with metadata are looked up
+    once per distinct subscription.
+    """
+    positions: dict[Topic, list[int]] = {topic: [] for topic in counts}
+    appends: dict[tuple[Topic, ...], list[Callable[[int], None]]] = {}
+    for position, topics in enumerate(topic_lists):
+        calls = appends.get(topics)
+        if calls is None:
+            calls = appends[topics] = [positions[t].append for t in topics if t in positions]
+        deque(map(call, calls, repeat(position)), maxlen=0)
+    return {topic: members for topic, members in positions.items() if members}
 
 
 def _table_size(capacity: int) -> int:
