@@ -9,7 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import Assignment, Cluster, InvalidSubscriptionError, Subscription, TopicPartition
-from assignors.consumer_group import MAX_ITERATION_COUNT, RangeAssignor, ServerAssignor, UniformAssignor
+from assignors.consumer_group import (
+    KAFKA_VERSION,
+    MAX_ITERATION_COUNT,
+    EvenUniformAssignor,
+    RangeAssignor,
+    ServerAssignor,
+    UniformAssignor,
+)
 from assignors.testing import (
     Group,
     balance_problems,
@@ -114,15 +121,25 @@ WALK_ORDER_EXAMPLES = {
 }
 
 
-@pytest.mark.parametrize("stable_extras", [True, False], ids=["after-KAFKA-18688", "kafka-3.8-4.0"])
+VERSIONS = {"4.4.0": True, "4.0.1": True, "4.0.0": False, "3.9.1": False, "3.8.0": False}
+"""Kafka versions and whether their homogeneous builder has KAFKA-18688's stable extras (4.0.1 and 4.1.0 on)."""
+
+
+@pytest.mark.parametrize("version", sorted(VERSIONS))
 @pytest.mark.parametrize("name", sorted(HOMOGENEOUS))
-def test_homogeneous_examples(name: str, stable_extras: bool) -> None:
-    """Kafka's homogeneous builder tests, both versions (None: the same expectation in both)."""
+def test_homogeneous_examples(name: str, version: str) -> None:
+    """Kafka's homogeneous builder tests, both builders (None: the same expectation in both)."""
     counts, spec, after_fix, before_fix = HOMOGENEOUS[name]
-    expected = after_fix if stable_extras or before_fix is None else before_fix
+    expected = after_fix if VERSIONS[version] or before_fix is None else before_fix
     naming = None if name in WALK_ORDER_EXAMPLES else HASH_ORDER
     cluster, subs = group(counts, spec, naming)
-    assert shown(UniformAssignor(stable_extras=stable_extras).assign(cluster, subs), naming) == expected
+    assert shown(UniformAssignor(kafka_version=version).assign(cluster, subs), naming) == expected
+    assert UniformAssignor(stable_extras=VERSIONS[version]).assign(cluster, subs) == UniformAssignor(
+        kafka_version=version
+    ).assign(cluster, subs)
+    assert EvenUniformAssignor(kafka_version=version).assign(cluster, subs) == UniformAssignor(
+        kafka_version=version
+    ).assign(cluster, subs)
 
 
 def test_kafka_18688_balanced_group_moves_before_the_fix_only() -> None:
@@ -220,13 +237,15 @@ def test_heterogeneous_examples(name: str) -> None:
         assert UniformAssignor(stable_extras=False).assign(cluster, subs) == UniformAssignor().assign(cluster, subs)
 
 
-def test_heterogeneous_overlap_ends_even_where_kafka_ends_almost_balanced(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Kafka's javadoc: overlapping subscriptions can end 9/10/11, each topic balanced on its own; ours 10/10/10.
+def test_heterogeneous_overlap_ends_almost_balanced_as_kafka_and_even_in_uniform_even(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kafka's javadoc: overlapping subscriptions can end 9/10/11, each topic balanced on its own; uniform-even: 10s.
 
     Kafka's passes move partitions of one topic at a time; evening 9/10/11 out takes a chain across topics (m3
-    gives a y to m2, which gives an x to m1), which the final step finds.
+    gives a y to m2, which gives an x to m1), which uniform-even's final step finds.
     """
-    from assignors.consumer_group import _heterogeneous, _uniform
+    from assignors.consumer_group import _uniform
 
     cluster, subs = group(
         {"x": 20, "y": 10},
@@ -236,21 +255,19 @@ def test_heterogeneous_overlap_ends_even_where_kafka_ends_almost_balanced(monkey
             "m3": (["y"], {"y": list(range(10))}),
         },
     )
-    result = UniformAssignor().assign(cluster, subs)
+    result = EvenUniformAssignor().assign(cluster, subs)
     assert {m: len(a.partitions) for m, a in result.items()} == {"m1": 10, "m2": 10, "m3": 10}
     cluster, subs = group(
         {"x": 19, "y": 11},
         {"m1": (["x"], {"x": list(range(9))}), "m2": (["x", "y"], {"x": list(range(9, 19))}), "m3": (["y"], {})},
     )
-    result = UniformAssignor().assign(cluster, subs)
+    result = EvenUniformAssignor().assign(cluster, subs)
     assert {m: len(a.partitions) for m, a in result.items()} == {"m1": 10, "m2": 10, "m3": 10}
-    with monkeypatch.context() as patched:  # Kafka's passes alone
-        patched.setattr(_heterogeneous, "_most_even", lambda *_: None)
-        kafka = UniformAssignor().assign(cluster, subs)
+    kafka = UniformAssignor().assign(cluster, subs)
     assert {m: len(a.partitions) for m, a in kafka.items()} == {"m1": 9, "m2": 10, "m3": 11}
     with monkeypatch.context() as patched:  # more distinct subscriptions than the search takes: Kafka's loads
         patched.setattr(_uniform, "MOST_EVEN_CLASSES", 2)
-        assert UniformAssignor().assign(cluster, subs) == kafka
+        assert EvenUniformAssignor().assign(cluster, subs) == kafka
     assert not balance_problems(subs, kafka)  # no single move helps: 9/10/11 needs two moves to become 10/10/10
 
 
@@ -271,7 +288,6 @@ def test_iteration_cap_is_kafkas(monkeypatch: pytest.MonkeyPatch) -> None:
     expected = {"m0": {"t0": [0, 2]}, "m1": {"t1": [0]}, "m2": {"t0": [1, 3]}}
     assert shown(UniformAssignor().assign(cluster, subs)) == expected
     monkeypatch.setattr(_heterogeneous, "MAX_ITERATION_COUNT", 1)
-    monkeypatch.setattr(_heterogeneous, "_most_even", lambda *_: None)  # else the final step evens 3/1/1 out
     one_pass = {"m0": {"t0": [0, 2, 3]}, "m1": {"t1": [0]}, "m2": {"t0": [1]}}
     assert shown(UniformAssignor().assign(cluster, subs)) == one_pass
 
@@ -429,8 +445,14 @@ def test_server_assignors_are_not_client_assignors() -> None:
         assert assignor.supported_protocols == ()
         assert assignor.group_protocol == "CONSUMER"
         assert assignor.subscription_user_data(["t"]) is None
-    assert repr(UniformAssignor(stable_extras=False)) == "UniformAssignor(stable_extras=False)"
-    assert (UniformAssignor().name, RangeAssignor().name) == ("uniform", "range")
+    assert repr(UniformAssignor(stable_extras=False)) == "UniformAssignor(kafka_version='4.0.0')"
+    assert repr(UniformAssignor(kafka_version=KAFKA_VERSION)) == "UniformAssignor()"
+    assert repr(EvenUniformAssignor(kafka_version="4.1.0")) == "EvenUniformAssignor(kafka_version='4.1.0')"
+    assert (UniformAssignor().name, EvenUniformAssignor().name, RangeAssignor().name) == (
+        "uniform",
+        "uniform-even",
+        "range",
+    )
 
 
 def test_bad_input_names_the_field() -> None:
@@ -454,13 +476,15 @@ def _listed(result: Mapping[str, Assignment]) -> dict[str, str]:
     return {m: " ".join(map(str, sorted(a.partitions))) for m, a in result.items()}
 
 
-def test_uniform_heterogeneous_gives_a_member_its_own_partition_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Kafka's balancing passes took t0-0 from c4 and later handed c4 the never-assigned t0-4 (5 moves); ours gives
-    c4 its own t0-0 back and t0-4 to c5, which had taken t0-0: the same loads, 4 moves. Found against Kafka's own
-    Java (tests/java/test_uniform.py, MORE_MOVEMENT), where Kafka's target under the original ids moves 4.
+def test_uniform_heterogeneous_gives_a_member_its_own_partition_back_in_uniform_even_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kafka's balancing passes take t0-0 from c4 and later hand c4 the never-assigned t0-4: 5 moves, Kafka's own
+    target under these ids (tests/java/test_uniform.py, MORE_MOVEMENT). uniform-even gives c4 its own t0-0 back and
+    t0-4 to c5, which had taken t0-0: the same loads, 4 moves.
 
-    Those loads (c2 and c5 at 4, c1 and c3 at 2) are not the most even: the final step hands t2-6 from c2 to c5,
-    t0-4 from c5 to c4 and t1-1 from c4 to c1 (squares 56 against 58), one move more.
+    Those loads (c2 and c5 at 4, c1 and c3 at 2) are not the most even: uniform-even's final step then hands t2-6
+    from c2 to c5, t0-4 from c5 to c4 and t1-1 from c4 to c1 (squares 56 against 58), one move more.
     """
     from assignors.consumer_group import _heterogeneous
 
@@ -470,23 +494,24 @@ def test_uniform_heterogeneous_gives_a_member_its_own_partition_back(monkeypatch
     topics |= {"c5": ["t0", "t1", "t2"], "c6": ["t0"]}
     subs = {m: Subscription(t, owned_partitions=owned if m == "c4" else [], generation_id=0) for m, t in topics.items()}
     cluster = Cluster({"t0": 5, "t1": 6, "t2": 7})
-    with monkeypatch.context() as patched:  # Kafka's passes and the give-back, not the final step
-        patched.setattr(_heterogeneous, "_most_even", lambda *_: None)
-        result = UniformAssignor().assign(cluster, subs)
-    shown = _listed(result)
-    assert shown == {
+    kafka = UniformAssignor().assign(cluster, subs)
+    assert _listed(kafka) == {
         "c0": "",
         "c1": "t1-3 t1-4",
         "c2": "t2-0 t2-2 t2-4 t2-6",
         "c3": "t1-2 t1-5",
-        "c4": "t0-0 t1-0 t1-1",
-        "c5": "t0-4 t2-1 t2-3 t2-5",
+        "c4": "t0-4 t1-0 t1-1",
+        "c5": "t0-0 t2-1 t2-3 t2-5",
         "c6": "t0-1 t0-2 t0-3",
     }
+    assert sum(tp not in kafka["c4"].partitions for tp in owned) == 5
+    with monkeypatch.context() as patched:  # the give-back, not the final step
+        patched.setattr(_heterogeneous, "_most_even", lambda *_: None)
+        result = EvenUniformAssignor().assign(cluster, subs)
+    assert _listed(result) == {**_listed(kafka), "c4": "t0-0 t1-0 t1-1", "c5": "t0-4 t2-1 t2-3 t2-5"}
     assert sum(tp not in result["c4"].partitions for tp in owned) == 4
-    result = UniformAssignor().assign(cluster, subs)
-    shown = _listed(result)
-    assert shown == {
+    result = EvenUniformAssignor().assign(cluster, subs)
+    assert _listed(result) == {
         "c0": "",
         "c1": "t1-1 t1-3 t1-4",
         "c2": "t2-0 t2-2 t2-4",
@@ -499,22 +524,24 @@ def test_uniform_heterogeneous_gives_a_member_its_own_partition_back(monkeypatch
 
 
 @given(group=groups(identical=False, owned=True, max_members=6, max_partitions=10))
-def test_uniform_heterogeneous_reaches_the_fewest_squared_loads(group: Group) -> None:
-    """Mixed subscriptions, any previous targets: the loads have the smallest sum of squares any valid target has
-    (the exact oracle of the sticky family's level 2), where Kafka's builder stops "almost balanced"."""
-    result = UniformAssignor().assign(group.cluster, group.subscriptions)
+def test_uniform_even_heterogeneous_reaches_the_fewest_squared_loads(group: Group) -> None:
+    """Mixed subscriptions, any previous targets: uniform-even's loads have the smallest sum of squares any valid
+    target has (the exact oracle of the sticky family's level 2), where Kafka's builder stops "almost balanced"."""
+    result = EvenUniformAssignor().assign(group.cluster, group.subscriptions)
     assert not validity_problems(group.cluster, group.subscriptions, result)
     loads = {m: a.partitions for m, a in result.items()}
     assert load_squares(loads) == fewest_squares(group.cluster, group.subscriptions)
 
 
-def test_uniform_heterogeneous_almost_balanced_by_kafka_is_even() -> None:
-    """Found against Kafka's Java (ALMOST_BALANCED in tests/java/test_uniform.py): under some member ids Kafka's
-    passes leave 3/3/4/3/2; ours hands a partition along a chain of subscribers: 3 each."""
+def test_uniform_heterogeneous_almost_balanced_by_kafka_is_even_in_uniform_even() -> None:
+    """Found against Kafka's Java (ALMOST_BALANCED in tests/java/test_uniform.py): Kafka's passes leave 3/3/4/3/2 in
+    member-id order (uniform, as Kafka); uniform-even hands a partition along a chain of subscribers: 3 each."""
     topics = {"c0": [], "c3": [], "c4": [], "c1": ["t1", "t2"], "c2": ["t1", "t2"], "c5": ["t1"], "c6": ["t1"]}
     topics["c7"] = ["t2"]
     subs = {m: Subscription(t) for m, t in topics.items()}
-    result = UniformAssignor().assign(Cluster({"t1": 7, "t2": 8}), subs)
+    kafka = UniformAssignor().assign(Cluster({"t1": 7, "t2": 8}), subs)
+    assert sorted(len(a.partitions) for a in kafka.values() if a.partitions) == [2, 3, 3, 3, 4]
+    result = EvenUniformAssignor().assign(Cluster({"t1": 7, "t2": 8}), subs)
     assert _listed(result) == {
         "c0": "",
         "c1": "t1-6 t2-0 t2-3",

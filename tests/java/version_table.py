@@ -44,20 +44,22 @@ ROWS: list[tuple[str, str, tuple[str, ...]]] = [
     ("sticky family, racks in play", "at least as good", ("test_sticky_family_at_least_as_good_as_kafka_with_racks",)),
     (
         "uniform, identical subscriptions",
-        "exact where order-free, else at least as good",
-        ("test_uniform_kafka_where_order_free_else_as_good",),
+        "exact (aligned ids; where order-free)",
+        ("test_uniform_exactly_kafka_under_aligned_ids", "test_uniform_kafka_where_order_free"),
     ),
     (
         "uniform, mixed subscriptions",
-        "exact where order-free, else at least as good",
+        "exact (aligned ids; where order-free)",
         (
-            "test_uniform_heterogeneous_kafka_where_order_free_else_as_good",
-            "test_equal_balance_moves_no_more_than_kafka_under_its_original_ids",
+            "test_uniform_heterogeneous_exactly_kafka_under_aligned_ids",
+            "test_uniform_heterogeneous_kafka_where_order_free",
+            "test_equal_balance_more_moves_is_kafkas_own_order",
         ),
     ),
+    ("uniform-even, mixed subscriptions", "at least as even", ("test_uniform_even_at_least_as_even_as_kafka",)),
     (
-        "uniform stable_extras=False (pre-KAFKA-18688)",
-        "exact where order-free, against the legacy jar",
+        "uniform kafka_version=4.0.0 (pre-KAFKA-18688)",
+        "exact, against the 4.0.0 jar",
         ("test_uniform_before_kafka_18688_against_kafka_4_0",),
     ),
 ]

@@ -21,7 +21,12 @@ logger = logging.getLogger(__name__)
 
 
 def validate_group(cluster: object, subscriptions: object) -> dict[Topic, int]:
-    """Check the arguments of ``assign`` and return the partition counts it works on.
+    """Check the arguments of ``assign`` and return the partition counts it works on: :func:`validate_group_topics`."""
+    return validate_group_topics(cluster, subscriptions)[0]
+
+
+def validate_group_topics(cluster: object, subscriptions: object) -> tuple[dict[Topic, int], set[tuple[str, ...]]]:
+    """Check the arguments of ``assign``; return the partition counts it works on and the distinct topic lists.
 
     The result maps every subscribed topic that has metadata and at least one partition
     to its partition count, in sorted topic order. Topics without metadata are skipped,
@@ -61,7 +66,7 @@ def validate_group(cluster: object, subscriptions: object) -> dict[Topic, int]:
         elif logger.isEnabledFor(logging.DEBUG):
             logger.debug("skipping topic %r: the cluster has no partitions for it", topic)
     check_group_size(sum(partitions_per_topic.values()), len(subscriptions))
-    return partitions_per_topic
+    return partitions_per_topic, distinct_topic_lists
 
 
 class AbstractPartitionAssignor(abc.ABC):

@@ -1,8 +1,10 @@
 """KIP-848, the consumer group protocol (``group.protocol=consumer``): the broker assigns.
 
 - :class:`UniformAssignor` (``"uniform"``, the default) and :class:`RangeAssignor`
-  (``"range"``): the built-in server-side assignors. Their input's ``owned_partitions``
-  is each member's previous *target* assignment.
+  (``"range"``): the built-in server-side assignors, as the broker of ``kafka_version``
+  (default :data:`KAFKA_VERSION`) runs them. Their input's ``owned_partitions`` is each
+  member's previous *target* assignment. :class:`EvenUniformAssignor` (``"uniform-even"``)
+  is Kafka's uniform with mixed subscriptions evened out further: no broker runs it.
 - :func:`next_member_state` and :func:`check_member_epoch`: reconciliation and fencing
   (Kafka's ``CurrentAssignmentBuilder``), over :class:`MemberAssignmentState` records;
   :func:`static_leave` (epoch -2, the target kept) and :func:`static_rejoin` (a new member
@@ -15,7 +17,7 @@
   :mod:`assignors.rebalance`'s events, with the online upgrade from a classic group.
 """
 
-from assignors.consumer_group._common import CONSUMER_PROTOCOL, ServerAssignor
+from assignors.consumer_group._common import CONSUMER_PROTOCOL, KAFKA_VERSION, ServerAssignor
 from assignors.consumer_group._heterogeneous import MAX_ITERATION_COUNT
 from assignors.consumer_group._range import RangeAssignor
 from assignors.consumer_group._reconcile import (
@@ -40,10 +42,17 @@ from assignors.consumer_group._replay import (
 )
 from assignors.consumer_group._simulator import ConsumerGroupSimulator
 from assignors.consumer_group._timeline import ConsumerTimeline, Instant, remote_assignor
-from assignors.consumer_group._uniform import UNIFORM_ASSIGNOR_NAME, UniformAssignor
+from assignors.consumer_group._uniform import (
+    EVEN_UNIFORM_ASSIGNOR_NAME,
+    UNIFORM_ASSIGNOR_NAME,
+    EvenUniformAssignor,
+    UniformAssignor,
+)
 
 __all__ = [
     "CONSUMER_PROTOCOL",
+    "EVEN_UNIFORM_ASSIGNOR_NAME",
+    "KAFKA_VERSION",
     "LEAVE_GROUP_MEMBER_EPOCH",
     "LEAVE_GROUP_STATIC_MEMBER_EPOCH",
     "MAX_ITERATION_COUNT",
@@ -51,6 +60,7 @@ __all__ = [
     "UNIFORM_ASSIGNOR_NAME",
     "ConsumerGroupSimulator",
     "ConsumerTimeline",
+    "EvenUniformAssignor",
     "FencedMemberEpochError",
     "Instant",
     "MemberAssignmentState",

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import abc
+import re
 from collections import deque
 from collections.abc import Mapping
 from itertools import repeat
-from operator import itemgetter, lt, setitem
+from operator import itemgetter, setitem
 from typing import TYPE_CHECKING, ClassVar, Final
 
-from assignors._core.base import validate_group
+from assignors._core.base import validate_group_topics
+from assignors._core.errors import ConfigurationError
 from assignors._core.model import (
     Assignment,
     Cluster,
@@ -27,8 +29,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONSUMER_PROTOCOL",
+    "KAFKA_VERSION",
     "ServerAssignor",
+    "cached_partitions",
     "free_partitions",
+    "kafka_version_tuple",
     "make_partitions",
     "previous_targets",
 ]
@@ -36,7 +41,53 @@ __all__ = [
 CONSUMER_PROTOCOL: Final = "CONSUMER"
 """The label of KIP-848's consumer group protocol (``group.protocol=consumer``) in reports."""
 
+KAFKA_VERSION: Final = "4.4.0"
+"""The Kafka version whose broker assignors the server assignors replay by default: the project's pinned Kafka
+(``assignors.testing.DEFAULT_KAFKA_VERSION``, the broker of the integration tests and the Java oracle)."""
+
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def kafka_version_tuple(version: str) -> tuple[int, int, int]:
+    """``"4.0.1"`` as ``(4, 0, 1)``; ``"3.9"`` as ``(3, 9, 0)``; a suffix such as ``-SNAPSHOT`` or ``-rc1`` is ignored.
+
+    Raises:
+        ConfigurationError: not a version number.
+    """
+    match = _VERSION.match(version) if isinstance(version, str) else None
+    if match is None or (match.end() < len(version) and version[match.end()] not in "-+"):
+        msg = f"kafka_version={version!r} must be a Kafka version number such as {KAFKA_VERSION!r}"
+        raise ConfigurationError(msg)
+    major, minor, patch = match.groups()
+    return int(major), int(minor), int(patch or 0)
+
+
 _new_tuple = tuple.__new__
+
+_PARTITIONS: dict[Topic, tuple[TopicPartition, ...]] = {}
+_PARTITIONS_HELD = [0]
+_PARTITIONS_CEILING: Final = 1 << 21
+"""At most this many cached TopicPartitions (about 150 MB at the ceiling): past it the cache starts over."""
+
+
+def cached_partitions(topic: Topic, count: int) -> tuple[TopicPartition, ...]:
+    """``TopicPartition(topic, p)`` for ``p`` in ``range(count)`` (or more), built once and shared.
+
+    A target is dealt from these by slicing; the same topics come back round after round (a replay, a
+    coordinator's next target), so a million partitions are not built, nor freed, again each time. The objects
+    are immutable values: sharing them between results is invisible to callers.
+    """
+    cached = _PARTITIONS.get(topic)
+    if cached is not None and len(cached) >= count:
+        return cached
+    if _PARTITIONS_HELD[0] + count > _PARTITIONS_CEILING:
+        _PARTITIONS.clear()
+        _PARTITIONS_HELD[0] = 0
+        cached = None
+    built = tuple(make_partitions(topic, range(count)))
+    _PARTITIONS_HELD[0] += count - (len(cached) if cached is not None else 0)
+    _PARTITIONS[topic] = built
+    return built
 
 
 def make_partitions(topic: Topic, partitions: Sequence[int] | range) -> list[TopicPartition]:
@@ -74,23 +125,36 @@ class ServerAssignor(abc.ABC):
         Raises:
             InvalidSubscriptionError: malformed arguments; nothing is assigned.
         """
-        counts = validate_group(cluster, subscriptions)
+        counts, distinct = validate_group_topics(cluster, subscriptions)
         if not subscriptions:
             return {}
         order = java_sorted(subscriptions)
         with gc_paused():
-            lists = self._targets(order, counts, subscriptions)
+            lists = self._targets(order, counts, subscriptions, identical=len(distinct) == 1)
             result = {}
             for member, partitions in zip(order, lists, strict=True):
-                partitions.sort()
+                if type(partitions) is tuple:  # sorted already (e.g. a previous target handed back as it is)
+                    result[member] = unchecked_assignment(partitions)
+                    continue
+                partitions.sort()  # type: ignore[union-attr] # a list
                 result[member] = unchecked_assignment(tuple(partitions))  # valid by construction
+            if order == sorted(order):
+                return result
             return {member: result[member] for member in sorted(result)}
 
     @abc.abstractmethod
     def _targets(
-        self, order: list[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
-    ) -> list[list[TopicPartition]]:
-        """The algorithm: one list per member of ``order``, in that order."""
+        self,
+        order: list[MemberId],
+        counts: Mapping[Topic, int],
+        subscriptions: Mapping[MemberId, Subscription],
+        *,
+        identical: bool,
+    ) -> list[list[TopicPartition]] | list[list[TopicPartition] | tuple[TopicPartition, ...]]:
+        """The algorithm: one list per member of ``order``, in that order; a tuple is a sorted target as it is.
+
+        ``identical``: every member subscribes to the same topics (Kafka's ``SubscriptionType.HOMOGENEOUS``).
+        """
 
     def subscription_user_data(self, topics: Collection[str]) -> bytes | None:  # noqa: ARG002 - interface
         """Server assignors read no user data."""
@@ -101,18 +165,6 @@ class ServerAssignor(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
-
-
-def _valid(owned: tuple[TopicPartition, ...], topics: set[Topic], counts: Mapping[Topic, int]) -> list[TopicPartition]:
-    """``owned`` without partitions of topics the member does not subscribe to or that do not exist.
-
-    The common case (all valid) is checked at C speed; only a member with stale partitions
-    pays a Python loop.
-    """
-    names = list(map(itemgetter(0), owned))
-    if set(names) <= topics and all(map(lt, map(itemgetter(1), owned), map(counts.__getitem__, names))):
-        return list(owned)
-    return [tp for tp in owned if tp[0] in topics and tp[1] < counts[tp[0]]]
 
 
 def previous_targets(
@@ -128,14 +180,23 @@ def previous_targets(
     """
     owners = {topic: [-1] * count for topic, count in counts.items()}
     current: list[list[TopicPartition]] = []
+    views: dict[tuple[Topic, ...], dict[Topic, list[int]]] = {}  # one per distinct subscription
     for index, member in enumerate(order):
         subscription = subscriptions[member]
-        if not subscription.owned_partitions:  # a new member, or a fresh group
+        owned = subscription.owned_partitions
+        if not owned:  # a new member, or a fresh group
             current.append([])
             continue
-        mine = _valid(subscription.owned_partitions, set(subscription.topics) & counts.keys(), counts)
-        current.append(mine)
-        _own(owners, mine, index)
+        view = views.get(subscription.topics)
+        if view is None:
+            view = views[subscription.topics] = {t: owners[t] for t in subscription.topics if t in owners}
+        try:  # the common case, all valid, at C speed: an unsubscribed topic or a partition past the count raises
+            _own(view, owned, index)
+            current.append(list(owned))
+        except (KeyError, IndexError):
+            mine = [tp for tp in owned if tp[0] in view and tp[1] < counts[tp[0]]]
+            _own(view, mine, index)
+            current.append(mine)
     listed = sum(map(len, current))
     if listed == sum(len(o) - o.count(-1) for o in owners.values()):
         return current, owners
@@ -146,7 +207,7 @@ def previous_targets(
     return current, owners
 
 
-def _own(owners: Mapping[Topic, list[int]], partitions: list[TopicPartition], index: int) -> None:
+def _own(owners: Mapping[Topic, list[int]], partitions: Sequence[TopicPartition], index: int) -> None:
     """``owners[topic][partition] = index`` for each of ``partitions``, at C speed."""
     arrays = map(owners.__getitem__, map(itemgetter(0), partitions))
     deque(map(setitem, arrays, map(itemgetter(1), partitions), repeat(index)), maxlen=0)
@@ -159,4 +220,9 @@ def free_partitions(owner: list[int]) -> list[int] | range:
         return range(len(owner))
     if missing == 0:
         return []
-    return [p for p, o in enumerate(owner) if o < 0]
+    if missing * 8 > len(owner):
+        return [p for p, o in enumerate(owner) if o < 0]
+    free = [owner.index(-1)]  # a few: found at C speed
+    for _ in range(missing - 1):
+        free.append(owner.index(-1, free[-1] + 1))
+    return free

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import deque
-from itertools import repeat
+from itertools import pairwise, repeat
 from operator import add, call, setitem
 from typing import TYPE_CHECKING, Final
 
 from assignors._builtin.sticky.balance import evenest_at_a_glance, most_even
 from assignors._builtin.sticky.claims import State
-from assignors.consumer_group._common import free_partitions, make_partitions
+from assignors.consumer_group._common import cached_partitions, free_partitions
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -34,75 +35,6 @@ def _scatter(owners: list[int], partitions: Sequence[int], member: int | Sequenc
     deque(map(owners.__setitem__, partitions, members), maxlen=0)
 
 
-class _Balancer:
-    """Kafka's ``MemberAssignmentBalancer``: a least loaded range growing right, a most loaded range growing left.
-
-    ``order`` holds one topic's subscribers sorted by (size, index). The least loaded range
-    ``[0, least_end)`` has level ``least_level``: each member in it takes one partition per
-    cycle, and once all have, the level rises and members of that size join. The most loaded
-    range mirrors it from the right; members without partitions of the topic leave it.
-    """
-
-    __slots__ = (
-        "least_end",
-        "least_level",
-        "most_end",
-        "most_level",
-        "most_start",
-        "next_least",
-        "next_most",
-        "order",
-        "sizes",
-    )
-
-    def __init__(self, sizes: list[int], members: Sequence[int]) -> None:
-        self.sizes = sizes
-        self.order = sorted(members, key=sizes.__getitem__)  # stable: ties stay in index order
-        count = len(self.order)
-        self.least_end = 0
-        self.least_level = sizes[self.order[0]] - 1
-        self.next_least = 0
-        self.most_start = self.most_end = count
-        self.most_level = sizes[self.order[-1]] + 1
-        self.next_most = count - 1
-
-    def next_least_loaded(self) -> int:
-        order, sizes = self.order, self.sizes
-        if self.next_least >= self.least_end:
-            self.least_level += 1
-            while self.least_end < len(order) and sizes[order[self.least_end]] == self.least_level:
-                self.least_end += 1
-            self.next_least = 0
-        member = order[self.next_least]
-        self.next_least += 1
-        return member
-
-    def next_most_loaded(self) -> int:
-        order, sizes = self.order, self.sizes
-        if self.next_most < self.most_start:
-            if self.most_end <= self.most_start and self.most_start > 0:
-                self.most_level = sizes[order[self.most_start - 1]]  # emptied by exclusions: restart below
-            else:
-                self.most_level -= 1
-            while self.most_start > 0 and sizes[order[self.most_start - 1]] == self.most_level:
-                self.most_start -= 1
-            self.next_most = self.most_end - 1
-        if self.next_most < 0:
-            return -1
-        member = order[self.next_most]
-        self.next_most -= 1
-        return member
-
-    def exclude_most_loaded(self) -> None:
-        """Drop the member last returned by :meth:`next_most_loaded` from the most loaded range."""
-        order, here, last = self.order, self.next_most + 1, self.most_end - 1
-        order[here], order[last] = order[last], order[here]
-        self.most_end -= 1
-
-    def balanced(self) -> bool:
-        return self.most_level - self.least_level <= 1
-
-
 def _bump(sizes: list[int], members: list[int], amount: int) -> None:
     """``sizes[m] += amount`` for each of the distinct ``members``, at C speed."""
     deque(map(setitem, repeat(sizes), members, map(add, map(sizes.__getitem__, members), repeat(amount))), maxlen=0)
@@ -111,18 +43,19 @@ def _bump(sizes: list[int], members: list[int], amount: int) -> None:
 def _fill(sizes: list[int], members: Sequence[int], free: int) -> list[int]:
     """The owners of ``free`` partitions handed out as the least loaded range does, in order.
 
-    Equivalent to asking :meth:`_Balancer.next_least_loaded` once per partition, but each
-    run of cycles at one range width is built at once: the range's members repeated.
+    Equivalent to asking Kafka's ``MemberAssignmentBalancer.nextLeastLoadedMember`` once per
+    partition, but each run of cycles at one range width is built at once: the range's members
+    repeated.
     """
     order = sorted(members, key=sizes.__getitem__)  # stable: ties stay in index order
+    keys = list(map(sizes.__getitem__, order))  # the sizes before: members past the range keep theirs
     count = len(order)
-    level = sizes[order[0]]
+    level = keys[0]
     end = 0
     owners: list[int] = []
     while len(owners) < free:
-        while end < count and sizes[order[end]] == level:
-            end += 1
-        cycles = sizes[order[end]] - level if end < count else -(-(free - len(owners)) // end)
+        end = bisect_right(keys, level, end)
+        cycles = keys[end] - level if end < count else -(-(free - len(owners)) // end)
         take = min(cycles * end, free - len(owners))
         full, partial = divmod(take, end)
         ranged = order[:end]
@@ -144,13 +77,14 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
     *,
     members: Sequence[MemberId],
     topics_of: Sequence[frozenset[Topic]] | None,
-) -> list[list[TopicPartition]]:
-    """One target list per member: keep, fill, then balance, as Kafka's heterogeneous builder; then as even as can be.
+    restore: bool = False,
+) -> list[list[TopicPartition] | tuple[TopicPartition, ...]]:
+    """One target list per member: keep, fill, then balance, as Kafka's heterogeneous builder; optionally evened out.
 
     Kafka's balancing passes (``balanceTopics``) move partitions of one topic between its subscribers, so they
     stop "almost balanced" (its Javadoc's words) where evening out the loads needs hand-overs across topics: a
     member over its share on one topic, a member under it on another, and a third subscribing to both in
-    between. Where that is so, :func:`_most_even` finishes the job.
+    between. Where that is so, :func:`_most_even` finishes the job (``topics_of`` given: ``EvenUniformAssignor``).
 
     Args:
         subscribers: per subscribed topic with partitions, its subscribers' positions, ascending.
@@ -158,8 +92,10 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
         current: each member's valid previous target (see ``previous_targets``): all of it is kept.
         owners: per topic, each partition's owner in ``current`` (-1 for none); updated in place.
         members: the member ids, sorted (position ``i`` is ``members[i]``).
-        topics_of: per position, the member's subscribed topics that have partitions; None (more than
-            :data:`MOST_EVEN_CLASSES` distinct subscriptions) skips the most-even step.
+        topics_of: per position, the member's subscribed topics that have partitions; None skips the most-even
+            step (Kafka's result, or more than :data:`MOST_EVEN_CLASSES` distinct subscriptions).
+        restore: give a member back a partition Kafka's passes took from it where they gave it another of the same
+            topic (:func:`_restore`); False is Kafka's result.
     """
     sizes = list(map(len, current))
     result = [list(mine) for mine in current]
@@ -169,7 +105,7 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
         return (-(counts[topic] / subs), subs, topic)
 
     topics = sorted(subscribers, key=rank)
-    before = {topic: owners[topic][:] for topic in topics}  # each partition's previous target owner (-1: none)
+    before = {topic: owners[topic][:] for topic in topics} if restore else {}  # each partition's previous owner
     added: list[TopicPartition] = []
     added_owners: list[int] = []
     for topic in topics:
@@ -177,16 +113,30 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
         if free:
             given = _fill(sizes, subscribers[topic], len(free))
             _scatter(owners[topic], free, given)
-            added.extend(make_partitions(topic, free))
+            cache = cached_partitions(topic, counts[topic])
+            added.extend(cache[: free.stop] if isinstance(free, range) else map(cache.__getitem__, free))
             added_owners.extend(given)
     _distribute(added, added_owners, result)
+    filled = sizes[:]  # the loads after the fill, before balancing
     moves = _balance([t for t in topics if len(subscribers[t]) > 1], subscribers, owners, sizes)
+    moved: set[int] = set()
     if moves:
-        _restore(moves, owners, before)
-        _apply_moves(moves, owners, result)
-    if topics_of is not None:
-        _most_even(members, topics_of, current, result)
-    return result
+        if restore:
+            _restore(moves, owners, before)
+        moved = _apply_moves(moves, owners, result, counts)
+    if topics_of is not None and _most_even(members, topics_of, current, result):
+        return list(result)
+    # A member that gained nothing holds its previous target, sorted; one that had none and gained only in the
+    # fill holds its partitions in the topics' order, sorted too when that is the names' order: handed back as
+    # tuples, they are not sorted again.
+    in_name_order = all(a < b for a, b in pairwise(topics))
+    targets: list[list[TopicPartition] | tuple[TopicPartition, ...]] = []
+    for member, (mine, was) in enumerate(zip(result, current, strict=True)):
+        if member not in moved and (filled[member] == len(was) or (in_name_order and not was)):
+            targets.append(tuple(mine))
+        else:
+            targets.append(mine)
+    return targets
 
 
 def _most_even(
@@ -194,8 +144,8 @@ def _most_even(
     topics_of: Sequence[frozenset[Topic]],
     current: list[list[TopicPartition]],
     result: list[list[TopicPartition]],
-) -> None:
-    """Hand partitions along chains of subscribers until the loads have the smallest sum of squares.
+) -> bool:
+    """Hand partitions along chains of subscribers until the loads have the smallest sum of squares; True if it did.
 
     The sticky family's exact balancing step (:func:`assignors._builtin.sticky.balance.most_even`): each chain
     takes one partition from a member at least two above another and passes partitions between members who
@@ -205,12 +155,12 @@ def _most_even(
     """
     eligible = [position for position, topics in enumerate(topics_of) if topics]
     if len(eligible) < 2:  # noqa: PLR2004 - nobody to hand over to
-        return
+        return False
     names = [members[position] for position in eligible]
     member_topics = {members[position]: topics_of[position] for position in eligible}
     load = {members[position]: len(result[position]) for position in eligible}
     if evenest_at_a_glance(member_topics, names, load):
-        return
+        return False
     kept: dict[MemberId, list[TopicPartition]] = {}
     new: dict[MemberId, list[TopicPartition]] = {}
     for position in eligible:
@@ -219,10 +169,12 @@ def _most_even(
         kept[name] = [tp for tp in result[position] if tp in was]
         new[name] = [tp for tp in result[position] if tp not in was]
     state = State(load, kept, new)
-    if most_even(member_topics, names, state):
-        for position in eligible:
-            name = members[position]
-            result[position] = state.kept[name] + state.new[name]
+    if not most_even(member_topics, names, state):
+        return False
+    for position in eligible:
+        name = members[position]
+        result[position] = state.kept[name] + state.new[name]
+    return True
 
 
 def _restore(
@@ -299,33 +251,66 @@ def _balance(
     return moves
 
 
-def _balance_topic(
+def _balance_topic(  # noqa: C901, PLR0912, PLR0915 - Kafka's balancer inlined: the hot loop on many topics
     topic: Topic, members: Sequence[int], owners: list[int], sizes: list[int], moves: dict[tuple[Topic, int], int]
 ) -> int:
-    """Move partitions of ``topic`` from its most to its least loaded subscribers; return how many moved."""
+    """Move partitions of ``topic`` from its most to its least loaded subscribers; return how many moved.
+
+    Kafka's ``balanceTopic`` with its ``MemberAssignmentBalancer``: the subscribers sorted by (load, index); a least
+    loaded range ``[0, least_end)`` at level ``least_level`` whose members take one partition per cycle, the level
+    rising and members of that load joining once all have; a most loaded range mirroring it from the right, from
+    which a member with no partition of the topic left to give is excluded (swapped past ``most_end``). Each giver
+    gives its highest-numbered partition of the topic first; it stops when the levels are within one.
+    """
     loads = list(map(sizes.__getitem__, members))
     if max(loads) - min(loads) <= 1:  # balanced: skip sorting the subscribers
         return 0
-    balancer = _Balancer(sizes, members)
+    order = sorted(members, key=sizes.__getitem__)  # stable: ties stay in index order
+    count = len(order)
+    least_end, least_level, next_least = 0, sizes[order[0]] - 1, 0
+    most_start = most_end = count
+    most_level, next_most = sizes[order[-1]] + 1, count - 1
     by_owner = sorted(range(len(owners)), key=owners.__getitem__)  # stable: by owner, then partition
+    owned_by = list(map(owners.__getitem__, by_owner))  # ascending: each member's range found by bisection
     start: dict[int, int] = {}
     end: dict[int, int] = {}
-    for position, partition in enumerate(by_owner):
-        owner = owners[partition]
-        start.setdefault(owner, position)
-        end[owner] = position + 1
     moved = 0
-    while not balancer.balanced():
-        giver = balancer.next_most_loaded()
-        while giver != -1 and end.get(giver, 0) - start.get(giver, 0) <= 0:
-            balancer.exclude_most_loaded()
-            giver = balancer.next_most_loaded()
+    while most_level - least_level > 1:
+        giver = -1
+        while True:  # next_most_loaded, excluding members with no partition of the topic left to give
+            if next_most < most_start:
+                if most_end <= most_start and most_start > 0:
+                    most_level = sizes[order[most_start - 1]]  # emptied by exclusions: restart below
+                else:
+                    most_level -= 1
+                while most_start > 0 and sizes[order[most_start - 1]] == most_level:
+                    most_start -= 1
+                next_most = most_end - 1
+            if next_most < 0:
+                giver = -1
+                break
+            giver = order[next_most]
+            next_most -= 1
+            if giver not in end:  # its range in by_owner, as it was when this topic's pass began
+                start[giver] = bisect_left(owned_by, giver)
+                end[giver] = bisect_right(owned_by, giver, start[giver])
+            if end[giver] > start[giver]:
+                break
+            here, last = next_most + 1, most_end - 1  # exclude_most_loaded
+            order[here], order[last] = order[last], order[here]
+            most_end -= 1
         if giver == -1:
             break
         end[giver] -= 1
         partition = by_owner[end[giver]]
-        receiver = balancer.next_least_loaded()
-        if balancer.balanced():
+        if next_least >= least_end:  # next_least_loaded
+            least_level += 1
+            while least_end < count and sizes[order[least_end]] == least_level:
+                least_end += 1
+            next_least = 0
+        receiver = order[next_least]
+        next_least += 1
+        if most_level - least_level <= 1:
             break
         moves.setdefault((topic, partition), giver)
         owners[partition] = receiver
@@ -336,14 +321,23 @@ def _balance_topic(
 
 
 def _apply_moves(
-    moves: Mapping[tuple[Topic, int], int], owners: Mapping[Topic, list[int]], result: list[list[TopicPartition]]
-) -> None:
-    """Take each moved partition from the list of its owner before balancing and give it to its final owner."""
+    moves: Mapping[tuple[Topic, int], int],
+    owners: Mapping[Topic, list[int]],
+    result: list[list[TopicPartition]],
+    counts: Mapping[Topic, int],
+) -> set[int]:
+    """Take each moved partition from the list of its owner before balancing and give it to its final owner.
+
+    Returns the members whose lists changed.
+    """
     removed: dict[int, set[tuple[Topic, int]]] = {}
+    touched: set[int] = set()
     for (topic, partition), before in sorted(moves.items()):
         after = owners[topic][partition]
         if after != before:
             removed.setdefault(before, set()).add((topic, partition))
-            result[after].extend(make_partitions(topic, [partition]))
+            result[after].append(cached_partitions(topic, counts[topic])[partition])
+            touched.add(after)
     for member, gone in removed.items():
         result[member] = [tp for tp in result[member] if tp not in gone]
+    return touched | removed.keys()

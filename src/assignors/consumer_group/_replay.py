@@ -35,11 +35,21 @@ STRATEGIES: Final[dict[str, Callable[[], ServerAssignor]]] = {
 """The evaluation's names of the server assignors (``consumer-range`` tells the server range from the classic one)."""
 
 
-def server_assignor(name: str | ServerAssignor) -> ServerAssignor:
+_VERSIONED: Final[dict[str, type[UniformAssignor | RangeAssignor]]] = {
+    "uniform": UniformAssignor,
+    "consumer-range": RangeAssignor,
+}
+
+
+def server_assignor(name: str | ServerAssignor, *, kafka_version: str | None = None) -> ServerAssignor:
     """A fresh server assignor for a strategy name (``"uniform"``, ``"consumer-range"``), or ``name`` itself.
+
+    ``kafka_version`` is the broker's (default :data:`~assignors.consumer_group.KAFKA_VERSION`): the assignor as
+    that broker runs it (an assignor object given as ``name`` keeps its own).
 
     Raises:
         UnknownAssignorError: not a server strategy; the message lists them.
+        ConfigurationError: ``kafka_version`` is not a version number, or one the strategy is not modelled for.
     """
     if isinstance(name, ServerAssignor):
         return name
@@ -47,6 +57,8 @@ def server_assignor(name: str | ServerAssignor) -> ServerAssignor:
     if factory is None:
         msg = f"unknown server assignor strategy={name!r}; the server strategies are {', '.join(map(repr, STRATEGIES))}"
         raise UnknownAssignorError(msg)
+    if kafka_version is not None and name in _VERSIONED:
+        return _VERSIONED[name](kafka_version=kafka_version)
     return factory()
 
 

@@ -28,7 +28,8 @@ import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
  *
  * <p>The spec, describer and member records are this project's implementations of Kafka's public interfaces (the
  * coordinator's own {@code GroupSpecImpl} changes its constructor between versions), built the way the coordinator
- * builds its own: members in a {@code HashMap}, topic ids and partitions in {@code HashSet}s, the subscription type
+ * builds its own: members in a {@code HashMap}, topic ids and partitions in {@code HashSet}s (a previous target's
+ * partitions as {@code Assignment.fromRecord} reads them: {@code new HashSet<>(list)}), the subscription type
  * {@code HOMOGENEOUS} exactly when every member subscribes to the same topic names (Kafka's
  * {@code ModernGroup.subscriptionType}), a member's subscribed topic ids only for topics with metadata.
  *
@@ -169,10 +170,14 @@ final class Server {
             input.racksOf.put(member, rack);
             input.instancesOf.put(member, instance);
             input.spec.members.put(member, new Member(rack, instance, subscribedIds(input, names)));
-            Map<Uuid, Set<Integer>> target = new HashMap<>();
+            // The coordinator reads a previous target from its record (Assignment.fromRecord): one
+            // new HashSet<>(list) per topic, whose table size (hence iteration order) follows the list's length.
+            Map<Uuid, List<Integer>> lists = new HashMap<>();
             for (JsonNode pair : json.path("owned")) {
-                target.computeIfAbsent(input.id(pair.get(0).asText()), k -> new HashSet<>()).add(pair.get(1).asInt());
+                lists.computeIfAbsent(input.id(pair.get(0).asText()), k -> new ArrayList<>()).add(pair.get(1).asInt());
             }
+            Map<Uuid, Set<Integer>> target = new HashMap<>();
+            lists.forEach((topicId, partitions) -> target.put(topicId, new HashSet<>(partitions)));
             input.setTarget(member, target);
         }
         input.spec.type = distinct.size() <= 1 ? SubscriptionType.HOMOGENEOUS : SubscriptionType.HETEROGENEOUS;
@@ -249,7 +254,7 @@ final class Server {
     private static Map<Uuid, Set<Integer>> copy(Map<Uuid, Set<Integer>> partitions) {
         Map<Uuid, Set<Integer>> result = new HashMap<>();
         for (Map.Entry<Uuid, Set<Integer>> entry : partitions.entrySet()) {
-            result.put(entry.getKey(), new HashSet<>(entry.getValue()));
+            result.put(entry.getKey(), new HashSet<>(new ArrayList<>(entry.getValue()))); // as fromRecord reads it
         }
         return result;
     }
