@@ -1,14 +1,18 @@
-"""What the client adapters share: the assignor they wrap, checked for the protocol the client runs, and the
-partition counts a client's cluster metadata knows."""
+"""What the client adapters share: the assignor they wrap, checked for the protocol the client runs, the
+partition counts a client's cluster metadata knows, and the consumption rates a member measures (for
+assignors that balance load, such as ``weighted-sticky``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from assignors._builtin.registry import get_assignor
 from assignors._core.errors import ConfigurationError
-from assignors._core.model import Cluster, RebalanceProtocol, Subscription
+from assignors._core.model import Cluster, RebalanceProtocol, Subscription, TopicPartition
 
 if TYPE_CHECKING:
     from assignors._core.interface import ConsumerPartitionAssignor
@@ -34,3 +38,91 @@ def cluster_of(metadata: Any, subscriptions: Iterable[Subscription]) -> Cluster:
         if partitions:
             counts[topic] = max(partitions) + 1
     return Cluster(counts)
+
+
+DEFAULT_WINDOW_S = 30.0
+"""How far back a member's measured consumption rate looks, by default (seconds)."""
+MIN_MEASURED_S = 1.0
+"""A partition owned for less than this has no rate yet: it is reported as not measured."""
+
+
+class RateMeter:
+    """Each partition's consumption rate over a sliding window, in records and in bytes per second.
+
+    The adapters count what each poll returns (:meth:`record`); a partition's rate is what it
+    delivered in the last ``window_s`` seconds over the time it was owned within them, so a
+    partition assigned 5 s ago is measured over 5 s, not 30. Counts go into one-second buckets,
+    so memory is bounded by ``window_s`` buckets per owned partition.
+
+    >>> clock = iter([0.0, 0.0, 10.0, 20.0]).__next__
+    >>> meter = RateMeter(window_s=30.0, clock=clock)
+    >>> from assignors import TopicPartition as TP
+    >>> meter.assigned([TP("t", 0)])
+    >>> meter.record(TP("t", 0), 100, 4000)
+    >>> meter.record(TP("t", 0), 100, 4000)
+    >>> meter.rates()
+    {TopicPartition(topic='t', partition=0): 10.0}
+    """
+
+    def __init__(self, window_s: float = DEFAULT_WINDOW_S, *, clock: Callable[[], float] = time.monotonic) -> None:
+        if not math.isfinite(window_s) or window_s < MIN_MEASURED_S:
+            msg = f"window_s={window_s!r} must be a finite number of seconds >= {MIN_MEASURED_S}"
+            raise ConfigurationError(msg)
+        self.window_s = window_s
+        self._clock = clock
+        self._since: dict[TopicPartition, float] = {}
+        self._buckets: dict[TopicPartition, deque[list[int]]] = {}  # [second, records, bytes]
+
+    def assigned(self, partitions: Iterable[TopicPartition]) -> None:
+        """This member owns ``partitions`` now: new ones start being measured, lost ones are forgotten."""
+        now = self._clock()
+        owned = set(partitions)
+        for tp in list(self._since):
+            if tp not in owned:
+                del self._since[tp]
+                self._buckets.pop(tp, None)
+        for tp in owned:
+            self._since.setdefault(tp, now)
+
+    def record(self, tp: TopicPartition, records: int, size: int) -> None:
+        """``records`` records of ``size`` bytes in all were consumed from ``tp`` just now."""
+        second = int(self._clock())
+        buckets = self._buckets.setdefault(tp, deque())
+        if buckets and buckets[-1][0] == second:
+            buckets[-1][1] += records
+            buckets[-1][2] += size
+        else:
+            buckets.append([second, records, size])
+            horizon = second - self.window_s
+            while buckets and buckets[0][0] < horizon:
+                buckets.popleft()
+
+    def rates(self, *, in_bytes: bool = False) -> dict[TopicPartition, float]:
+        """Records (or bytes) per second of each partition owned for at least ``MIN_MEASURED_S`` seconds."""
+        now = self._clock()
+        horizon = now - self.window_s
+        column = 2 if in_bytes else 1
+        result: dict[TopicPartition, float] = {}
+        for tp in sorted(self._since):
+            elapsed = now - max(self._since[tp], horizon)
+            if elapsed < MIN_MEASURED_S:
+                continue
+            total = sum(b[column] for b in self._buckets.get(tp, ()) if b[0] >= horizon)
+            result[tp] = total / elapsed
+        return result
+
+
+def report_measured_loads(inner: object, meter: RateMeter | None) -> None:
+    """Before a join: hand an assignor that takes loads (``report_loads``) what ``meter`` measured."""
+    report = getattr(inner, "report_loads", None)
+    if meter is None or report is None:
+        return
+    in_bytes = int(getattr(inner, "unit", 0)) == 1
+    report(meter.rates(in_bytes=in_bytes), window_ms=int(meter.window_s * 1000))
+
+
+def record_size(record: Any) -> int:
+    """A consumed record's key and value bytes, as both clients' ConsumerRecord carries them (-1: none)."""
+    key = getattr(record, "serialized_key_size", 0) or 0
+    value = getattr(record, "serialized_value_size", 0) or 0
+    return max(0, key) + max(0, value)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from assignors._builtin.range import RangeAssignor
 from assignors._builtin.round_robin import RoundRobinAssignor
 from assignors._builtin.sticky.assignor import CooperativeStickyAssignor, StickyAssignor
+from assignors._builtin.weighted.assignor import WeightedStickyAssignor
 from assignors._core.errors import UnknownAssignorError
 
 if TYPE_CHECKING:
@@ -21,6 +22,7 @@ _FACTORIES: dict[str, Callable[[], ConsumerPartitionAssignor]] = {
     RoundRobinAssignor.name: RoundRobinAssignor,
     StickyAssignor.name: StickyAssignor,
     CooperativeStickyAssignor.name: CooperativeStickyAssignor,
+    WeightedStickyAssignor.name: WeightedStickyAssignor,
 }
 
 
