@@ -92,7 +92,10 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
             self._given = weights
         else:
             self._given = checked_mapping(weights)
-        self.tolerance = check_weight("tolerance", tolerance)
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < math.inf:
+            msg = f"tolerance={tolerance!r} must be a finite number >= 0 (a fraction of the mean member load)"
+            raise InvalidWeightError(msg)
+        self.tolerance = float(tolerance)
         try:
             self.unit = LoadUnit[unit.upper()] if isinstance(unit, str) else LoadUnit(unit)
         except (KeyError, ValueError):

@@ -40,7 +40,7 @@ def check_weight(where: object, value: object) -> float:
     except (TypeError, ValueError):
         number = math.nan
     if isinstance(value, bool) or not math.isfinite(number) or number < 0:
-        name = str(where) if isinstance(where, TopicPartition) else repr(where)
+        name = str(where) if isinstance(where, (TopicPartition, str)) else repr(where)
         msg = f"weight of partition {name} is {value!r}; a weight must be a finite number >= 0"
         raise InvalidWeightError(msg)
     return number
