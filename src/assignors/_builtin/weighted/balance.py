@@ -23,7 +23,7 @@ The steps:
 3. While C fails, a partition moves from the member ``u`` with the worst violation to the
    lightest subscriber ``v`` of its class: a partition new to ``u`` when one qualifies (so
    nothing is taken from an owner), else one ``u`` kept; among those, the one whose weight is
-   closest to half the gap (the fewest moves). Each move lowers the sum of squared loads by more
+   closest to half the gap (the fewest moves; ties: the lighter, then by id). Each move lowers the sum of squared loads by more
    than ``2 w tol``, so this ends. Loads are exact sums (``math.fsum``) of the holdings, so the
    outcome does not depend on the order of anything, and a result that satisfies C still
    satisfies it when it is read back as claims: a follow-up round moves nothing.
@@ -311,17 +311,18 @@ def _pick(
     gap: float,
     tolerance: float,
 ) -> tuple[TopicPartition, bool]:
-    """The partition to move across ``gap``: new ones first, the weight closest to half the gap (ties: id)."""
+    """The partition to move across ``gap``: new ones first, the weight closest to half the gap (ties: the lighter,
+    then id)."""
     topic_class = group.topic_class
     half = gap / 2
     for held, was_kept in ((new, False), (kept, True)):
-        best: tuple[float, TopicPartition] | None = None
+        best: tuple[float, float, TopicPartition] | None = None
         for tp, weight in zip(held, group.weight_list(held), strict=True):
             if 0 < weight < gap - tolerance and topic_class[tp[0]] == cls:
-                key = (abs(weight - half), tp)
+                key = (abs(weight - half), weight, tp)
                 if best is None or key < best:
                     best = key
         if best is not None:
-            return best[1], was_kept
+            return best[2], was_kept
     msg = f"weighted-sticky: no partition of class {cls} crosses a gap of {gap!r}"  # pragma: no cover
     raise AssignorError(msg)  # pragma: no cover - the violation found says one does
