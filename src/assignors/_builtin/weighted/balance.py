@@ -74,7 +74,8 @@ class _Group:
         class_of_key: dict[tuple[int, ...], int] = {}
         self.class_members: list[tuple[int, ...]] = []
         self.topic_class: dict[Topic, int] = {}
-        for topic, (key, members) in positions.items():
+        for topic in partitions_per_topic:  # in sorted topic order: class numbers never follow string hashing
+            key, members = positions[topic]
             index = class_of_key.get(key)
             if index is None:
                 index = class_of_key[key] = len(self.class_members)
