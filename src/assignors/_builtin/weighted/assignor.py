@@ -107,6 +107,7 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         self._loads: dict[TopicPartition, float] = {}
         self._window_ms = 0
         self._promising: dict[MemberId, list[TopicPartition]] = {}
+        self._cached: tuple[tuple[tuple[Topic, int], ...], list[float]] | None = None
 
     # --- the member's side -------------------------------------------------------------------------------------
 
@@ -175,10 +176,19 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         reports = merge_reports((d.generation, d.loads) for d in decoded.values() if d is not None)
         if self._given is None and not reports:
             return self._as_sticky(cluster, subscriptions, claims, cooperative=cooperative)
-        weights = resolve_weights(partitions_per_topic, self._given, reports)
+        weights = self._weights(partitions_per_topic, reports)
         if not weights or min(weights) == max(weights):
             return self._as_sticky(cluster, subscriptions, claims, cooperative=cooperative)
         return self._weighted(cluster, partitions_per_topic, subscriptions, claims, decoded, weights, cooperative)
+
+    def _weights(self, partitions_per_topic: Mapping[Topic, int], reports: dict[TopicPartition, float]) -> list[float]:
+        """The weights (:func:`resolve_weights`); a mapping's, with no reports, are kept for the same topics."""
+        if reports or not isinstance(self._given, dict):
+            return resolve_weights(partitions_per_topic, self._given, reports)
+        key = tuple(partitions_per_topic.items())
+        if self._cached is None or self._cached[0] != key:
+            self._cached = (key, resolve_weights(partitions_per_topic, self._given, reports))
+        return self._cached[1]
 
     def _decode(self, member: MemberId, subscription: Subscription) -> WeightedUserData | None:
         if not subscription.user_data:
@@ -227,7 +237,13 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         weights: list[float],
         cooperative: bool,  # noqa: FBT001 - internal
     ) -> dict[MemberId, list[TopicPartition]]:
-        member_topics = {m: frozenset(partitions_per_topic.keys() & s.topics) for m, s in subscriptions.items()}
+        by_list: dict[tuple[str, ...], frozenset[Topic]] = {}
+        member_topics: dict[MemberId, frozenset[Topic]] = {}
+        for member, subscription in subscriptions.items():
+            topics = by_list.get(subscription.topics)
+            if topics is None:
+                topics = by_list[subscription.topics] = frozenset(partitions_per_topic.keys() & subscription.topics)
+            member_topics[member] = topics
         valid, claimed, _ = resolve_claims(partitions_per_topic, member_topics, claims)
         if cooperative:
             self._keep_promises(partitions_per_topic, member_topics, decoded, claimed, valid)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import heapq
 import logging
 import math
+from collections import Counter
 from itertools import chain
 from operator import add, itemgetter
 from typing import TYPE_CHECKING
@@ -120,10 +121,10 @@ def weighted_assign(  # noqa: PLR0913 - the algorithm's inputs, all needed
     if members:
         taken = list(chain.from_iterable(kept))
         pool = unmarked(partitions_per_topic, marks(partitions_per_topic, taken))
-        load = [math.fsum(group.weight_list(held)) for held in kept]
+        kept_weights = [group.weight_list(held) for held in kept]
         if pool:
-            _place(group, pool, load, new, tolerance, racks)
-        moves = _even(group, kept, new, tolerance)
+            _place(group, pool, list(map(math.fsum, kept_weights)), new, tolerance, racks)
+        moves = _even(group, kept, new, kept_weights, tolerance)
         if moves and logger.isEnabledFor(logging.DEBUG):
             logger.debug("weighted-sticky: %d partitions moved to satisfy the balance condition", moves)
     result_kept: dict[MemberId, list[TopicPartition]] = {m: [] for m in member_topics}
@@ -146,14 +147,7 @@ def _place(
     pool_weights = group.weight_list(pool)
     order = sorted(range(len(pool)), key=pool_weights.__getitem__, reverse=True)  # stable: ties keep (topic, p)
     if len(group.class_members) == 1 and racks is None:
-        heap = [(load[i], i) for i in group.class_members[0]]
-        heapq.heapify(heap)
-        replace = heapq.heapreplace
-        appends = [held.append for held in new]
-        for j in order:
-            current, i = heap[0]
-            replace(heap, (current + pool_weights[j], i))
-            appends[i](pool[j])
+        _place_identical(group.class_members[0], pool, pool_weights, order, load, new)
         return
     version = [0] * len(group.members)
     class_heaps = [[(load[i], 0, i) for i in members] for members in group.class_members]
@@ -202,21 +196,68 @@ def _place(
                 heapq.heappush(rack_heaps[index, rack_of[chosen]], entry)
 
 
-def _positive_min(values: list[float]) -> float | None:
-    return min(filter(None, values), default=None)
+def _place_identical(
+    members: Sequence[int],
+    pool: list[TopicPartition],
+    pool_weights: list[float],
+    order: list[int],
+    load: list[float],
+    new: list[list[TopicPartition]],
+) -> None:
+    """LPT with one class of members: each partition to the least-loaded member (ties: id).
+
+    A run of partitions of equal weight ``w`` goes out one by one only while the loads spread ``w`` or more: once
+    they are within ``w`` of each other, taking the lightest and adding ``w`` puts it last, so the rest of the run
+    goes round robin in (load, id) order, dealt in slices.
+    """
+    heap = [(load[i], i) for i in members]
+    heapq.heapify(heap)
+    replace = heapq.heapreplace
+    appends = [held.append for held in new]
+    highest = max(load[i] for i in members)
+    position = 0
+    runs = Counter(pool_weights)  # counted in C: the runs of equal weight in ``order``, heaviest first
+    for weight in sorted(runs, reverse=True):
+        end = position + runs[weight]
+        while position < end and highest - heap[0][0] >= weight:
+            current, i = heap[0]
+            current += weight
+            replace(heap, (current, i))
+            highest = max(highest, current)
+            appends[i](pool[order[position]])
+            position += 1
+        if position < end:  # within one weight of each other: round robin in (load, id) order
+            ranked = sorted(heap)
+            count = len(ranked)
+            run = list(map(pool.__getitem__, order[position:end]))
+            for offset, (current, i) in enumerate(ranked[: end - position]):
+                share = run[offset::count]
+                new[i] += share
+                ranked[offset] = (current + weight * len(share), i)
+            heap = ranked
+            heapq.heapify(heap)
+            highest = max(entry[0] for entry in heap)
+            position = end
 
 
-def _even(group: _Group, kept: list[list[TopicPartition]], new: list[list[TopicPartition]], tolerance: float) -> int:
-    """Step 3: restore condition C; returns the number of moves."""
+def _even(
+    group: _Group,
+    kept: list[list[TopicPartition]],
+    new: list[list[TopicPartition]],
+    kept_weights: list[list[float]],
+    tolerance: float,
+) -> int:
+    """Step 3: restore condition C; returns the number of moves. ``kept_weights``: the weights of ``kept``."""
     members = group.members
     count = len(members)
     classes = len(group.class_members)
-    load = [math.fsum(group.weight_list(kept[i]) + group.weight_list(new[i])) for i in range(count)]
-    # the lightest positive weight each member holds per class (None: holds none)
+    held = [kept_weights[i] + group.weight_list(new[i]) if new[i] else kept_weights[i] for i in range(count)]
+    load = list(map(math.fsum, held))
+    # the lightest positive weight each member holds per class (absent: holds none)
     lightest: list[dict[int, float]] = [{} for _ in range(count)]
     if classes == 1:
-        for i in range(count):
-            value = _positive_min(group.weight_list(kept[i]) + group.weight_list(new[i]))
+        for i, weights in enumerate(held):
+            value = min(filter(None, weights), default=None)
             if value is not None:
                 lightest[i][0] = value
     else:
@@ -253,12 +294,12 @@ def _even(group: _Group, kept: list[list[TopicPartition]], new: list[list[TopicP
             new[v].append(tp)
         weight = group.weight(tp)
         for i in (u, v):
-            held = group.weight_list(kept[i]) + group.weight_list(new[i])
-            load[i] = math.fsum(held)
+            held[i] = group.weight_list(kept[i] + new[i])
+            load[i] = math.fsum(held[i])
             version[i] += 1
         if classes == 1:
             for i in (u, v):
-                value = _positive_min(group.weight_list(kept[i]) + group.weight_list(new[i]))
+                value = min(filter(None, held[i]), default=None)
                 lightest[i] = {} if value is None else {0: value}
         else:
             lightest[u] = {}
