@@ -69,7 +69,7 @@ def workload_of(spec: dict[str, Any]) -> workloads.Workload:
 
 def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     if spec.get("weights"):
-        from benchmarks import weighted  # noqa: PLC0415 - weighted imports BUILDERS from here
+        from benchmarks import weighted
 
         return weighted.run_case(spec, _time)
     workload = workload_of(spec)

@@ -29,19 +29,19 @@ def skewed(workload: workloads.Workload) -> dict[TopicPartition, float]:
     return weights
 
 
-def _max_mean(workload: workloads.Workload, result: dict[str, Assignment], weights: dict[TopicPartition, float]) -> float:
+def _max_mean(result: dict[str, Assignment], weights: dict[TopicPartition, float]) -> float:
     loads = [math.fsum(weights[tp] for tp in a.partitions) for a in result.values()]
     return max(loads) * len(loads) / math.fsum(loads)
 
 
 def run_case(spec: dict[str, Any], timer: Any) -> dict[str, Any]:
     """Time ``assign`` on the spec's workload with skewed weights (``timer``: :func:`benchmarks.case._time`)."""
-    from benchmarks.case import BUILDERS  # noqa: PLC0415 - benchmarks.case imports this module
+    from benchmarks.case import BUILDERS
 
     workload = BUILDERS[spec["workload"]](*spec["args"])
     weights = skewed(workload)
     assignor = WeightedStickyAssignor(weights)
-    if spec.get("round") == 2:  # noqa: PLR2004
+    if spec.get("round") == 2:
         first = assignor.assign(workload.cluster, workload.subscriptions)
         workload = workloads.owning(workload, first)
     repeat = int(spec.get("repeat", 5))
@@ -54,5 +54,5 @@ def run_case(spec: dict[str, Any], timer: Any) -> dict[str, Any]:
         "cpu_median_s": statistics.median(cpu),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "partitions": workloads.total_partitions(workload),
-        "max_mean_load": round(_max_mean(workload, result, weights), 4),
+        "max_mean_load": round(_max_mean(result, weights), 4),
     }

@@ -126,3 +126,63 @@ def record_size(record: Any) -> int:
     key = getattr(record, "serialized_key_size", 0) or 0
     value = getattr(record, "serialized_value_size", 0) or 0
     return max(0, key) + max(0, value)
+
+
+def measuring(inner: object, window_s: float) -> RateMeter | None:
+    """A meter for an assignor that takes loads (``report_loads``), else None: nothing to measure."""
+    return RateMeter(window_s) if getattr(inner, "report_loads", None) is not None else None
+
+
+def note_assigned(meter: RateMeter | None, partitions: Iterable[TopicPartition]) -> None:
+    """Tell ``meter`` (if any) what its member owns now."""
+    if meter is not None:
+        meter.assigned(partitions)
+
+
+def count_batches(meter: RateMeter, batches: Any) -> None:
+    """Count what one poll returned: a mapping of a client's TopicPartition to its records."""
+    for tp, records in batches.items():
+        meter.record(TopicPartition(tp.topic, tp.partition), len(records), sum(map(record_size, records)))
+
+
+def measure_kafka_python(
+    inner: object, consumer: Any, window_s: float, owned: Iterable[TopicPartition]
+) -> RateMeter | None:
+    """For an assignor that takes loads, a meter of what ``consumer`` (a ``KafkaConsumer``) consumes, which owns
+    ``owned`` now: its ``poll`` (which its iterator calls too) is wrapped to count. None for other assignors."""
+    meter = measuring(inner, window_s)
+    if meter is None:
+        return None
+    meter.assigned(owned)
+    poll = consumer.poll
+
+    def measured_poll(*args: Any, **kwargs: Any) -> Any:
+        batches = poll(*args, **kwargs)
+        count_batches(meter, batches)
+        return batches
+
+    consumer.poll = measured_poll
+    return meter
+
+
+def measure_aiokafka(inner: object, consumer: Any, window_s: float) -> RateMeter | None:
+    """For an assignor that takes loads, a meter of what ``consumer`` (an ``AIOKafkaConsumer``) consumes: its
+    ``getmany`` and ``getone`` (which its iterator calls) are wrapped to count. None for other assignors."""
+    meter = measuring(inner, window_s)
+    if meter is None:
+        return None
+    getmany, getone = consumer.getmany, consumer.getone
+
+    async def measured_getmany(*args: Any, **kwargs: Any) -> Any:
+        batches = await getmany(*args, **kwargs)
+        count_batches(meter, batches)
+        return batches
+
+    async def measured_getone(*args: Any, **kwargs: Any) -> Any:
+        record = await getone(*args, **kwargs)
+        meter.record(TopicPartition(record.topic, record.partition), 1, record_size(record))
+        return record
+
+    consumer.getmany = measured_getmany
+    consumer.getone = measured_getone
+    return meter

@@ -28,7 +28,8 @@ from assignors._clients import (
     DEFAULT_WINDOW_S,
     RateMeter,
     cluster_of,
-    record_size,
+    measure_aiokafka,
+    note_assigned,
     report_measured_loads,
     require_protocol,
     resolve,
@@ -88,25 +89,7 @@ def _adapter_class() -> type:
             are wrapped to count records and bytes) and report it when the consumer joins.
             """
             self._consumer = consumer
-            if getattr(self.inner, "report_loads", None) is None:
-                return
-            meter = self.meter = RateMeter(window_s)
-            getmany, getone = consumer.getmany, consumer.getone
-
-            async def measured_getmany(*args: Any, **kwargs: Any) -> Any:
-                batches = await getmany(*args, **kwargs)
-                for tp, records in batches.items():
-                    size = sum(map(record_size, records))
-                    meter.record(TopicPartition(tp.topic, tp.partition), len(records), size)
-                return batches
-
-            async def measured_getone(*args: Any, **kwargs: Any) -> Any:
-                record = await getone(*args, **kwargs)
-                meter.record(TopicPartition(record.topic, record.partition), 1, record_size(record))
-                return record
-
-            consumer.getmany = measured_getmany
-            consumer.getone = measured_getone
+            self.meter = measure_aiokafka(self.inner, consumer, window_s)
 
         def metadata(self, topics: Collection[str]) -> bytes:
             """JoinGroup metadata, version 3; nothing owned (EAGER members revoke everything first)."""
@@ -134,8 +117,7 @@ def _adapter_class() -> type:
             if isinstance(generation, int) and generation >= 0:
                 self.generation = generation
             partitions = tuple(TopicPartition(tp.topic, tp.partition) for tp in assignment.partitions())
-            if self.meter is not None:
-                self.meter.assigned(partitions)
+            note_assigned(self.meter, partitions)
             self.inner.on_assignment(Assignment(partitions, user_data=assignment.user_data), self.generation)
 
     return AiokafkaAssignor

@@ -33,7 +33,8 @@ from assignors._clients import (
     DEFAULT_WINDOW_S,
     RateMeter,
     cluster_of,
-    record_size,
+    measure_kafka_python,
+    note_assigned,
     report_measured_loads,
     require_protocol,
     resolve,
@@ -143,6 +144,20 @@ class _Finished:
         return self._task.__await__()
 
 
+class _Measuring:
+    """The adapter's measuring of consumption rates, for assignors that balance load."""
+
+    inner: ConsumerPartitionAssignor
+    owned: tuple[TopicPartition, ...]
+    meter: RateMeter | None = None
+
+    def bind(self, consumer: Any, *, window_s: float = DEFAULT_WINDOW_S) -> None:
+        """Measure what ``consumer`` (a ``KafkaConsumer``) consumes per partition, over the last ``window_s``
+        seconds, and report it when it joins, for an assignor that takes loads (``report_loads``); for any other
+        assignor nothing changes. Its ``poll`` (which iteration uses too) is wrapped to count records and bytes."""
+        self.meter = measure_kafka_python(self.inner, consumer, window_s, self.owned)
+
+
 @cache
 def _adapter_class() -> type:
     try:
@@ -152,7 +167,7 @@ def _adapter_class() -> type:
         msg = f"for_kafka_python needs kafka-python 3.x (pip install 'kafka-python>=3'): {error}"
         raise ImportError(msg) from None
 
-    class KafkaPythonAssignor(AbstractPartitionAssignor):  # type: ignore[misc] # kafka-python is untyped
+    class KafkaPythonAssignor(_Measuring, AbstractPartitionAssignor):  # type: ignore[misc] # kafka-python is untyped
         """kafka-python's assignor interface around a ``ConsumerPartitionAssignor``."""
 
         def __init__(self, inner: ConsumerPartitionAssignor, protocol: RebalanceProtocol, rack: str | None) -> None:
@@ -161,7 +176,6 @@ def _adapter_class() -> type:
             self.rack = rack
             self.owned: tuple[TopicPartition, ...] = ()
             self.generation = DEFAULT_GENERATION
-            self.meter: RateMeter | None = None
 
         @property
         def name(self) -> str:
@@ -173,26 +187,6 @@ def _adapter_class() -> type:
 
         def supported_protocols(self) -> list[Any]:
             return [KafkaProtocol(int(self.protocol))]
-
-        def bind(self, consumer: Any, *, window_s: float = DEFAULT_WINDOW_S) -> None:
-            """Measure what ``consumer`` (a ``KafkaConsumer``) consumes per partition, over the last ``window_s``
-            seconds, and report it when it joins, for an assignor that takes loads (``report_loads``); for any
-            other assignor nothing changes. Its ``poll`` (which iteration uses too) is wrapped to count records
-            and bytes."""
-            if getattr(self.inner, "report_loads", None) is None:
-                return
-            meter = self.meter = RateMeter(window_s)
-            meter.assigned(self.owned)
-            poll = consumer.poll
-
-            def measured_poll(*args: Any, **kwargs: Any) -> Any:
-                batches = poll(*args, **kwargs)
-                for tp, records in batches.items():
-                    size = sum(map(record_size, records))
-                    meter.record(TopicPartition(tp.topic, tp.partition), len(records), size)
-                return batches
-
-            consumer.poll = measured_poll
 
         def metadata(self, topics: Collection[str]) -> bytes:
             """JoinGroup metadata, version 3: what this member owns, in which generation, on which rack.
@@ -223,8 +217,7 @@ def _adapter_class() -> type:
         def on_assignment(self, assignment: Any, generation: int) -> None:
             partitions = tuple(TopicPartition(tp.topic, tp.partition) for tp in assignment.partitions())
             self.owned, self.generation = partitions, generation
-            if self.meter is not None:
-                self.meter.assigned(partitions)
+            note_assigned(self.meter, partitions)
             self.inner.on_assignment(Assignment(partitions, user_data=assignment.user_data), generation)
 
     return KafkaPythonAssignor

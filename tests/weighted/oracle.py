@@ -17,11 +17,12 @@ import random
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from assignors import Cluster, RebalanceProtocol, Subscription, TopicPartition, WeightedStickyAssignor
+from assignors import Cluster, RebalanceProtocol, TopicPartition, WeightedStickyAssignor
 from assignors._classic.rounds import RoundMember, run_rounds
 
 TP = TopicPartition
@@ -59,11 +60,11 @@ def corpus(count: int) -> list[Case]:
     skewed weights, a previous owner for most partitions (members joining and leaving), tolerance 0 or 0.1."""
     cases = []
     for number in range(count):
-        rng = random.Random(number)  # seeded: the same corpus every run
+        rng = random.Random(number)  # noqa: S311 - seeded: the same corpus every run
         topics = {f"t{i}": rng.randint(1, 7) for i in range(rng.randint(1, 3))}
         names = sorted(topics)
         members = [f"c{i}" for i in range(rng.randint(2, 5))]
-        identical = rng.random() < 0.5  # noqa: PLR2004
+        identical = rng.random() < 0.5
         subscriptions = {
             m: tuple(names) if identical else tuple(sorted(rng.sample(names, rng.randint(1, len(names)))))
             for m in members
@@ -76,9 +77,11 @@ def corpus(count: int) -> list[Case]:
             owner = rng.choice([*before, None])
             if owner in owned and tp.topic in subscriptions[owner]:
                 owned[owner].append(tp)
-        if rng.random() < 0.3:  # noqa: PLR2004 - a member that just joined owns nothing
+        if rng.random() < 0.3:
             owned[members[-1]] = []
-        case = Case(number, cluster, subscriptions, weights, rng.choice((0.0, 0.1)), {m: tuple(p) for m, p in owned.items()})
+        case = Case(
+            number, cluster, subscriptions, weights, rng.choice((0.0, 0.1)), {m: tuple(p) for m, p in owned.items()}
+        )
         cases.append(case)
     return cases
 
@@ -113,7 +116,9 @@ def optimal_max_load(case: Case) -> float:
     n = len(pairs) + 1  # x[p, m] ..., z
     cost = np.zeros(n)
     cost[-1] = 1.0
-    rows, lower, upper = [], [], []
+    rows: list[np.ndarray[Any, Any]] = []
+    lower: list[float] = []
+    upper: list[float] = []
     for tp in case.partitions():
         row = np.zeros(n)
         for k, (p, _) in enumerate(pairs):
@@ -143,6 +148,42 @@ def optimal_max_load(case: Case) -> float:
     return float(result.x[-1])
 
 
+def _condition_c_pairs(case: Case) -> list[tuple[TP, str, str]]:
+    """Every (p, u, v) condition C constrains: p of positive weight, u and v two subscribers of its topic."""
+    return [
+        (tp, u, v)
+        for tp in case.partitions()
+        if case.weights[tp] > 0
+        for u in case.subscribers(tp)
+        for v in case.subscribers(tp)
+        if u != v
+    ]
+
+
+def _condition_c_rows(
+    case: Case, n: int, index: Mapping[tuple[TP, str], int], load_at: Mapping[str, int]
+) -> list[np.ndarray[Any, Any]]:
+    """``L_u - L_v + big x[p, u]``, one row per (p, u, v): at most ``w_p + tol + big`` (the bounds below)."""
+    big = _big(case)
+    rows = []
+    for tp, u, v in _condition_c_pairs(case):
+        row = np.zeros(n)
+        row[load_at[u]] = 1
+        row[load_at[v]] = -1
+        row[index[tp, u]] = big
+        rows.append(row)
+    return rows
+
+
+def _condition_c_bounds(case: Case) -> list[float]:
+    tol, big = case.absolute_tolerance(), _big(case)
+    return [case.weights[tp] + tol + big + 1e-9 for tp, _, _ in _condition_c_pairs(case)]
+
+
+def _big(case: Case) -> float:
+    return math.fsum(case.weights.values()) + case.absolute_tolerance() + 1
+
+
 def fewest_moves(case: Case) -> int:
     """The fewest partitions taken from their owners by a valid assignment satisfying condition C (MILP 2)."""
     pairs = _variables(case)
@@ -155,9 +196,9 @@ def fewest_moves(case: Case) -> int:
     for tp, m in owner.items():
         if (tp, m) in index:
             cost[index[tp, m]] = -1.0  # maximize the kept ones
-    tol = case.absolute_tolerance()
-    big = math.fsum(case.weights.values()) + tol + 1
-    rows, lower, upper = [], [], []
+    rows: list[np.ndarray[Any, Any]] = []
+    lower: list[float] = []
+    upper: list[float] = []
     for tp in case.partitions():
         row = np.zeros(n)
         for m in case.subscribers(tp):
@@ -174,22 +215,9 @@ def fewest_moves(case: Case) -> int:
         rows.append(row)
         lower.append(0)
         upper.append(0)
-    for tp in case.partitions():
-        w = case.weights[tp]
-        if w <= 0:
-            continue
-        subscribers = case.subscribers(tp)
-        for u in subscribers:
-            for v in subscribers:
-                if u == v:
-                    continue
-                row = np.zeros(n)  # L_u - L_v + big * x[p, u] <= w + tol + big
-                row[load_at[u]] = 1
-                row[load_at[v]] = -1
-                row[index[tp, u]] = big
-                rows.append(row)
-                lower.append(-np.inf)
-                upper.append(w + tol + big + 1e-9)
+    rows += _condition_c_rows(case, n, index, load_at)
+    lower += [-np.inf] * (len(rows) - len(lower))
+    upper += _condition_c_bounds(case)
     integrality = np.concatenate([np.ones(len(pairs)), np.zeros(len(members))])
     bounds = Bounds(np.zeros(n), np.concatenate([np.ones(len(pairs)), np.full(len(members), np.inf)]))
     result = milp(cost, constraints=LinearConstraint(np.array(rows), lower, upper), integrality=integrality,
@@ -197,7 +225,7 @@ def fewest_moves(case: Case) -> int:
     if not result.success:  # pragma: no cover - the LPT order satisfies C, so one always exists
         msg = f"case {case.number}: {result.message}"
         raise RuntimeError(msg)
-    kept = sum(1 for tp, m in owner.items() if (tp, m) in index and result.x[index[tp, m]] > 0.5)  # noqa: PLR2004
+    kept = sum(1 for tp, m in owner.items() if (tp, m) in index and result.x[index[tp, m]] > 0.5)
     return sum(1 for tp, m in owner.items() if (tp, m) in index) - kept
 
 
@@ -241,4 +269,4 @@ def figures(count: int) -> Figures:
 
 
 if __name__ == "__main__":
-    print(figures(int(sys.argv[1]) if len(sys.argv) > 1 else 500))
+    print(figures(int(sys.argv[1]) if len(sys.argv) > 1 else 500))  # noqa: T201 - the script's output

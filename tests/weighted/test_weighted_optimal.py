@@ -17,7 +17,7 @@ pytest.importorskip("scipy")
 
 def test_the_corpus_results_satisfy_condition_c_and_the_two_times_optimum_bound() -> None:
     """Every settled result satisfies C; its heaviest load is at most twice the optimum plus the tolerance."""
-    from weighted.oracle import optimal_max_load  # noqa: PLC0415 - scipy, after the importorskip
+    from weighted.oracle import optimal_max_load
 
     for case in corpus(40):
         result = settle(case)
@@ -29,7 +29,7 @@ def test_the_corpus_results_satisfy_condition_c_and_the_two_times_optimum_bound(
 
 
 def _subscription(topics: tuple[str, ...]):  # type: ignore[no-untyped-def]
-    from assignors import Subscription  # noqa: PLC0415
+    from assignors import Subscription
 
     return Subscription(topics)
 

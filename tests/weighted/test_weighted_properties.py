@@ -123,7 +123,7 @@ def test_the_result_fed_back_as_ownership_comes_back_unchanged(group: WeightedGr
 def test_equal_weights_give_exactly_stickys_result(group: WeightedGroup, weight: float) -> None:
     """All weights equal: cooperative-sticky's result with owned partitions, sticky's with ownership in user data,
     and the same with no weights and no reports at all."""
-    equal = {tp: weight for tp in group.weights}
+    equal = dict.fromkeys(group.weights, weight)
     cooperative = WeightedStickyAssignor(equal).assign(group.cluster, group.subscriptions)
     assert cooperative == CooperativeStickyAssignor().assign(group.cluster, group.subscriptions)
     assert get_assignor("weighted-sticky").assign(group.cluster, group.subscriptions) == cooperative
@@ -241,10 +241,10 @@ def test_worked_example_one_hot_partition_gets_a_member_of_its_own() -> None:
 def test_a_bad_weight_is_refused_naming_its_partition(bad: object) -> None:
     """A mapping's bad weight is refused when the assignor is built; a callable's when it answers."""
     with pytest.raises(InvalidWeightError, match=r"partition t-3"):
-        WeightedStickyAssignor({TP("t", 3): bad})  # type: ignore[dict-item]
+        WeightedStickyAssignor({TP("t", 3): bad})  # type: ignore[arg-type]
     if bad is None:
         return  # a callable may answer None: no weight, the reports and the default decide
-    assignor = WeightedStickyAssignor(lambda tp: bad if tp.partition == 3 else 1.0)  # type: ignore[arg-type,return-value]
+    assignor = WeightedStickyAssignor(lambda tp: bad if tp.partition == 3 else 1.0)  # type: ignore[arg-type]
     with pytest.raises(InvalidWeightError, match=r"partition t-3"):
         assignor.assign(Cluster({"t": 4}), {"a": Subscription(["t"])})
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import struct
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from itertools import repeat
@@ -39,7 +40,7 @@ from assignors._core.model import DEFAULT_GENERATION, TopicPartition, unchecked_
 from assignors._wire.buffers import Reader, Writer
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable
 
 __all__ = [
     "UNMEASURED",
@@ -119,7 +120,7 @@ def encode_weighted_user_data(
     >>> decode_weighted_user_data(data).loads
     ((TopicPartition(topic='t', partition=0), 12.5), (TopicPartition(topic='t', partition=1), None))
     """
-    items = list(loads.items()) if hasattr(loads, "items") else list(loads)  # type: ignore[union-attr]
+    items = list(loads.items()) if isinstance(loads, Mapping) else list(loads)
     writer = Writer()
     writer.int16(WEIGHTED_USER_DATA_VERSION)
     writer.int16(int(unit))

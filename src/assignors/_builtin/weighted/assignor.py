@@ -63,7 +63,8 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
 
     >>> from assignors import Cluster, Subscription, TopicPartition as TP
     >>> hot = {TP("t", 0): 10.0, TP("t", 1): 4.0, TP("t", 2): 3.0, TP("t", 3): 3.0}
-    >>> result = WeightedStickyAssignor(hot).assign(Cluster({"t": 4}), {"a": Subscription(["t"]), "b": Subscription(["t"])})
+    >>> members = {"a": Subscription(["t"]), "b": Subscription(["t"])}
+    >>> result = WeightedStickyAssignor(hot).assign(Cluster({"t": 4}), members)
     >>> {m: [str(tp) for tp in a.partitions] for m, a in result.items()}
     {'a': ['t-0'], 'b': ['t-1', 't-2', 't-3']}
     """
@@ -179,7 +180,10 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         weights = self._weights(partitions_per_topic, reports)
         if not weights or min(weights) == max(weights):
             return self._as_sticky(cluster, subscriptions, claims, cooperative=cooperative)
-        return self._weighted(cluster, partitions_per_topic, subscriptions, claims, decoded, weights, cooperative)
+        return self._weighted(
+            cluster, partitions_per_topic, subscriptions, claims=claims, decoded=decoded, weights=weights,
+            cooperative=cooperative,
+        )  # fmt: skip
 
     def _weights(self, partitions_per_topic: Mapping[Topic, int], reports: dict[TopicPartition, float]) -> list[float]:
         """The weights (:func:`resolve_weights`); a mapping's, with no reports, are kept for the same topics."""
@@ -232,10 +236,11 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         cluster: Cluster,
         partitions_per_topic: Mapping[Topic, int],
         subscriptions: Mapping[MemberId, Subscription],
+        *,
         claims: Mapping[MemberId, Claim],
         decoded: Mapping[MemberId, WeightedUserData | None],
         weights: list[float],
-        cooperative: bool,  # noqa: FBT001 - internal
+        cooperative: bool,
     ) -> dict[MemberId, list[TopicPartition]]:
         by_list: dict[tuple[str, ...], frozenset[Topic]] = {}
         member_topics: dict[MemberId, frozenset[Topic]] = {}
@@ -251,7 +256,9 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         tolerance = self.tolerance * math.fsum(weights) / eligible if eligible else 0.0
         member_racks = {m: s.rack_id for m, s in subscriptions.items() if s.rack_id is not None and member_topics[m]}
         racks = (member_racks, cluster.racks_of) if member_racks and cluster.partition_racks else None
-        kept, new = weighted_assign(partitions_per_topic, member_topics, valid, weights, tolerance, racks)
+        kept, new = weighted_assign(
+            partitions_per_topic, member_topics, valid, weights, tolerance=tolerance, racks=racks
+        )
         if not cooperative or not claimed:
             return {m: kept[m] + new[m] for m in subscriptions}
         result: dict[MemberId, list[TopicPartition]] = {}
@@ -273,7 +280,7 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         valid: dict[MemberId, list[TopicPartition]],
     ) -> None:
         """A partition handed to a member in the last round, that nobody claims now, is that member's to keep."""
-        promised: dict[TopicPartition, MemberId | None] = {}
+        promised: dict[TopicPartition, str | None] = {}
         for member in sorted(decoded):
             data = decoded[member]
             if data is None:
@@ -286,9 +293,9 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
                 ):
                     continue
                 promised[tp] = member if tp not in promised else None  # promised twice: to nobody
-        for tp, member in promised.items():
-            if member is not None:
-                valid.setdefault(member, []).append(tp)
+        for tp, receiver in promised.items():
+            if receiver is not None:
+                valid.setdefault(receiver, []).append(tp)
 
     def __repr__(self) -> str:
         given = "" if self._given is None else "weights=..., "

@@ -23,10 +23,11 @@ The steps:
 3. While C fails, a partition moves from the member ``u`` with the worst violation to the
    lightest subscriber ``v`` of its class: a partition new to ``u`` when one qualifies (so
    nothing is taken from an owner), else one ``u`` kept; among those, the one whose weight is
-   closest to half the gap (the fewest moves; ties: the lighter, then by id). Each move lowers the sum of squared loads by more
-   than ``2 w tol``, so this ends. Loads are exact sums (``math.fsum``) of the holdings, so the
-   outcome does not depend on the order of anything, and a result that satisfies C still
-   satisfies it when it is read back as claims: a follow-up round moves nothing.
+   closest to half the gap (the fewest moves; ties: the lighter, then by id). Each move lowers
+   the sum of squared loads by more than ``2 w tol``, so this ends. Loads are exact sums
+   (``math.fsum``) of the holdings, so the outcome does not depend on the order of anything,
+   and a result that satisfies C still satisfies it when read back as claims: a follow-up
+   round moves nothing.
 
 Runtime complexity: ``O(P log P)`` for the placement, ``O(k (n + C log M))`` for ``k`` moves
 (``n`` partitions per member, ``C`` classes of members with equal subscriptions).
@@ -38,18 +39,15 @@ import heapq
 import logging
 import math
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from itertools import chain
 from operator import add, itemgetter
-from typing import TYPE_CHECKING
+from typing import NamedTuple, TypeAlias
 
 from assignors._builtin.sticky.claims import marks, offsets, unmarked
 from assignors._core.base import topic_positions
 from assignors._core.errors import AssignorError
-
-if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
-
-    from assignors._core.model import MemberId, Topic, TopicPartition
+from assignors._core.model import MemberId, Topic, TopicPartition
 
 logger = logging.getLogger(__name__)
 
@@ -96,13 +94,18 @@ class _Group:
         return self.weights[self.starts[tp[0]] + tp[1]]
 
 
-def weighted_assign(  # noqa: PLR0913 - the algorithm's inputs, all needed
+Racks: TypeAlias = tuple[Mapping[MemberId, str], Callable[[TopicPartition], frozenset[str]]]
+"""Each racked member's rack, and the replica racks of a partition."""
+
+
+def weighted_assign(  # noqa: PLR0913 - keyword-only knobs beside the group
     partitions_per_topic: Mapping[Topic, int],
     member_topics: Mapping[MemberId, frozenset[Topic]],
     valid: Mapping[MemberId, Sequence[TopicPartition]],
     weights: Sequence[float],
+    *,
     tolerance: float,
-    racks: tuple[Mapping[MemberId, str], Callable[[TopicPartition], frozenset[str]]] | None = None,
+    racks: Racks | None = None,
 ) -> tuple[dict[MemberId, list[TopicPartition]], dict[MemberId, list[TopicPartition]]]:
     """Per member, the partitions it keeps of its valid claims and those new to it (module docstring).
 
@@ -123,8 +126,12 @@ def weighted_assign(  # noqa: PLR0913 - the algorithm's inputs, all needed
         pool = unmarked(partitions_per_topic, marks(partitions_per_topic, taken))
         kept_weights = [group.weight_list(held) for held in kept]
         if pool:
-            _place(group, pool, list(map(math.fsum, kept_weights)), new, tolerance, racks)
-        moves = _even(group, kept, new, kept_weights, tolerance)
+            load = list(map(math.fsum, kept_weights))
+            if len(group.class_members) == 1 and racks is None:
+                _place_identical(group.class_members[0], _Pool.of(group, pool), load, new)
+            else:
+                _Placer(group, load, new, tolerance, racks).place(_Pool.of(group, pool))
+        moves = _Evener(group, kept, new, kept_weights).even(tolerance)
         if moves and logger.isEnabledFor(logging.DEBUG):
             logger.debug("weighted-sticky: %d partitions moved to satisfy the balance condition", moves)
     result_kept: dict[MemberId, list[TopicPartition]] = {m: [] for m in member_topics}
@@ -135,88 +142,34 @@ def weighted_assign(  # noqa: PLR0913 - the algorithm's inputs, all needed
     return result_kept, result_new
 
 
-def _place(
-    group: _Group,
-    pool: list[TopicPartition],
-    load: list[float],
-    new: list[list[TopicPartition]],
-    tolerance: float,
-    racks: tuple[Mapping[MemberId, str], Callable[[TopicPartition], frozenset[str]]] | None,
-) -> None:
-    """Step 2: the pool, heaviest first, each to the least-loaded subscriber (rack-local within ``tolerance``)."""
-    pool_weights = group.weight_list(pool)
-    order = sorted(range(len(pool)), key=pool_weights.__getitem__, reverse=True)  # stable: ties keep (topic, p)
-    if len(group.class_members) == 1 and racks is None:
-        _place_identical(group.class_members[0], pool, pool_weights, order, load, new)
-        return
-    version = [0] * len(group.members)
-    class_heaps = [[(load[i], 0, i) for i in members] for members in group.class_members]
-    for heap in class_heaps:
-        heapq.heapify(heap)
-    rack_of: dict[int, str] = {}
-    rack_heaps: dict[tuple[int, str], list[tuple[float, int, int]]] = {}
-    racks_of: Callable[[TopicPartition], frozenset[str]] | None = None
-    if racks is not None:
-        member_racks, racks_of = racks
-        rack_of = {i: member_racks[m] for i, m in enumerate(group.members) if m in member_racks}
-        for index, members in enumerate(group.class_members):
-            for i in members:
-                if i in rack_of:
-                    rack_heaps.setdefault((index, rack_of[i]), []).append((load[i], 0, i))
-        for heap in rack_heaps.values():
-            heapq.heapify(heap)
+class _Pool(NamedTuple):
+    """The partitions to place, their weights, and the order to place them in (heaviest first, ties: topic, p)."""
 
-    def top(heap: list[tuple[float, int, int]]) -> tuple[float, int, int]:
-        while heap[0][1] != version[heap[0][2]]:
-            heapq.heappop(heap)
-        return heap[0]
+    partitions: list[TopicPartition]
+    weights: list[float]
+    order: list[int]
 
-    topic_class = group.topic_class
-    for j in order:
-        tp = pool[j]
-        cls = topic_class[tp[0]]
-        lightest, _, chosen = top(class_heaps[cls])
-        if racks_of is not None:
-            best: tuple[float, int, int] | None = None
-            for rack in sorted(racks_of(tp)):
-                heap = rack_heaps.get((cls, rack))
-                if heap:
-                    candidate = top(heap)
-                    if best is None or (candidate[0], candidate[2]) < (best[0], best[2]):
-                        best = candidate
-            if best is not None and best[0] <= lightest + tolerance:
-                chosen = best[2]
-        new[chosen].append(tp)
-        load[chosen] += pool_weights[j]
-        version[chosen] += 1
-        entry = (load[chosen], version[chosen], chosen)
-        for index in group.member_classes[chosen]:
-            heapq.heappush(class_heaps[index], entry)
-            if chosen in rack_of:
-                heapq.heappush(rack_heaps[index, rack_of[chosen]], entry)
+    @classmethod
+    def of(cls, group: _Group, partitions: list[TopicPartition]) -> _Pool:
+        weights = group.weight_list(partitions)
+        return cls(partitions, weights, sorted(range(len(partitions)), key=weights.__getitem__, reverse=True))
 
 
-def _place_identical(
-    members: Sequence[int],
-    pool: list[TopicPartition],
-    pool_weights: list[float],
-    order: list[int],
-    load: list[float],
-    new: list[list[TopicPartition]],
-) -> None:
-    """LPT with one class of members: each partition to the least-loaded member (ties: id).
+def _place_identical(members: Sequence[int], pool: _Pool, load: list[float], new: list[list[TopicPartition]]) -> None:
+    """Step 2 with one class of members: LPT, each partition to the least-loaded member (ties: id).
 
     A run of partitions of equal weight ``w`` goes out one by one only while the loads spread ``w`` or more: once
     they are within ``w`` of each other, taking the lightest and adding ``w`` puts it last, so the rest of the run
     goes round robin in (load, id) order, dealt in slices.
     """
+    partitions, weights, order = pool
     heap = [(load[i], i) for i in members]
     heapq.heapify(heap)
     replace = heapq.heapreplace
     appends = [held.append for held in new]
     highest = max(load[i] for i in members)
     position = 0
-    runs = Counter(pool_weights)  # counted in C: the runs of equal weight in ``order``, heaviest first
+    runs = Counter(weights)  # counted in C: the runs of equal weight in ``order``, heaviest first
     for weight in sorted(runs, reverse=True):
         end = position + runs[weight]
         while position < end and highest - heap[0][0] >= weight:
@@ -224,12 +177,12 @@ def _place_identical(
             current += weight
             replace(heap, (current, i))
             highest = max(highest, current)
-            appends[i](pool[order[position]])
+            appends[i](partitions[order[position]])
             position += 1
         if position < end:  # within one weight of each other: round robin in (load, id) order
             ranked = sorted(heap)
             count = len(ranked)
-            run = list(map(pool.__getitem__, order[position:end]))
+            run = list(map(partitions.__getitem__, order[position:end]))
             for offset, (current, i) in enumerate(ranked[: end - position]):
                 share = run[offset::count]
                 new[i] += share
@@ -240,131 +193,167 @@ def _place_identical(
             position = end
 
 
-def _even(
-    group: _Group,
-    kept: list[list[TopicPartition]],
-    new: list[list[TopicPartition]],
-    kept_weights: list[list[float]],
-    tolerance: float,
-) -> int:
-    """Step 3: restore condition C; returns the number of moves. ``kept_weights``: the weights of ``kept``."""
-    members = group.members
-    count = len(members)
-    classes = len(group.class_members)
-    held = [kept_weights[i] + group.weight_list(new[i]) if new[i] else kept_weights[i] for i in range(count)]
-    load = list(map(math.fsum, held))
-    # the lightest positive weight each member holds per class (absent: holds none)
-    lightest: list[dict[int, float]] = [{} for _ in range(count)]
-    if classes == 1:
-        for i, weights in enumerate(held):
-            value = min(filter(None, weights), default=None)
-            if value is not None:
-                lightest[i][0] = value
-    else:
-        for i in range(count):
-            _lightest_per_class(group, kept[i], new[i], lightest[i])
-    version = [0] * count
-    min_heaps: list[list[tuple[float, int, int]]] = [[(load[i], 0, i) for i in ms] for ms in group.class_members]
-    max_heaps: list[list[tuple[float, int, int]]] = [
-        [(lightest[i][c] - load[i], 0, i) for i in ms if c in lightest[i]] for c, ms in enumerate(group.class_members)
-    ]
-    for heap in chain(min_heaps, max_heaps):
-        heapq.heapify(heap)
-    taken_from: dict[TopicPartition, int] = {}
-    moves = 0
-    limit = 4 * sum(map(len, kept)) + 4 * sum(map(len, new)) + 64
-    while True:
-        found = _violation(min_heaps, max_heaps, version, tolerance)
-        if found is None:
-            return moves
-        cls, u, v = found
-        moves += 1
-        if moves > limit:  # pragma: no cover - each move lowers the sum of squared loads; a broken invariant
-            msg = f"weighted-sticky: still moving after {limit} moves (member {members[u]!r}, load {load[u]!r})"
-            raise AssignorError(msg)
-        tp, was_kept = _pick(group, kept[u], new[u], cls, load[u] - load[v], tolerance)
-        if was_kept:
-            kept[u].remove(tp)
-            taken_from.setdefault(tp, u)
-        else:
-            new[u].remove(tp)
-        if taken_from.get(tp) == v:  # back with the member that kept it: kept again, never withheld
-            kept[v].append(tp)
-        else:
-            new[v].append(tp)
-        weight = group.weight(tp)
-        for i in (u, v):
-            held[i] = group.weight_list(kept[i] + new[i])
-            load[i] = math.fsum(held[i])
-            version[i] += 1
-        if classes == 1:
-            for i in (u, v):
-                value = min(filter(None, held[i]), default=None)
-                lightest[i] = {} if value is None else {0: value}
-        else:
-            lightest[u] = {}
-            _lightest_per_class(group, kept[u], new[u], lightest[u])
-            if weight > 0 and weight < lightest[v].get(cls, math.inf):
-                lightest[v][cls] = weight
-        for i in (u, v):
-            for c in group.member_classes[i]:
-                heapq.heappush(min_heaps[c], (load[i], version[i], i))
-                if c in lightest[i]:
-                    heapq.heappush(max_heaps[c], (lightest[i][c] - load[i], version[i], i))
+_Entry: TypeAlias = tuple[float, int, int]  # (load, version, member): a heap entry, stale once the version moved
 
 
-def _lightest_per_class(
-    group: _Group, kept: list[TopicPartition], new: list[TopicPartition], into: dict[int, float]
-) -> None:
-    topic_class = group.topic_class
-    held = kept + new
-    for tp, weight in zip(held, group.weight_list(held), strict=True):
-        if weight > 0:
-            cls = topic_class[tp[0]]
-            if weight < into.get(cls, math.inf):
-                into[cls] = weight
+class _Placer:
+    """Step 2 in general: per class a heap of its members by load, and with racks one per (class, rack)."""
 
+    def __init__(
+        self, group: _Group, load: list[float], new: list[list[TopicPartition]], tolerance: float, racks: Racks | None
+    ) -> None:
+        self.group, self.load, self.new, self.tolerance = group, load, new, tolerance
+        self.version = [0] * len(group.members)
+        self.class_heaps = [[(load[i], 0, i) for i in members] for members in group.class_members]
+        self.rack_of: dict[int, str] = {}
+        self.rack_heaps: dict[tuple[int, str], list[_Entry]] = {}
+        self.racks_of = racks[1] if racks is not None else None
+        if racks is not None:
+            self.rack_of = {i: racks[0][m] for i, m in enumerate(group.members) if m in racks[0]}
+            for index, members in enumerate(group.class_members):
+                for i in members:
+                    if i in self.rack_of:
+                        self.rack_heaps.setdefault((index, self.rack_of[i]), []).append((load[i], 0, i))
+        for heap in chain(self.class_heaps, self.rack_heaps.values()):
+            heapq.heapify(heap)
 
-def _violation(
-    min_heaps: list[list[tuple[float, int, int]]],
-    max_heaps: list[list[tuple[float, int, int]]],
-    version: list[int],
-    tolerance: float,
-) -> tuple[int, int, int] | None:
-    """A class, a member breaking C there and the class's lightest member; None when C holds."""
-    for cls, heap in enumerate(max_heaps):
-        while heap and heap[0][1] != version[heap[0][2]]:
+    def _top(self, heap: list[_Entry]) -> _Entry:
+        version = self.version
+        while heap[0][1] != version[heap[0][2]]:
             heapq.heappop(heap)
-        if not heap:
-            continue
-        lows = min_heaps[cls]
-        while lows[0][1] != version[lows[0][2]]:
-            heapq.heappop(lows)
-        if -heap[0][0] > lows[0][0] + tolerance:
-            return cls, heap[0][2], lows[0][2]
-    return None
+        return heap[0]
+
+    def _local(self, cls: int, tp: TopicPartition, lightest: float) -> int | None:
+        """The least-loaded member of ``cls`` on one of ``tp``'s racks, if within the tolerance of ``lightest``."""
+        best: _Entry | None = None
+        for rack in sorted(self.racks_of(tp)) if self.racks_of is not None else ():
+            heap = self.rack_heaps.get((cls, rack))
+            if heap:
+                candidate = self._top(heap)
+                if best is None or (candidate[0], candidate[2]) < (best[0], best[2]):
+                    best = candidate
+        return best[2] if best is not None and best[0] <= lightest + self.tolerance else None
+
+    def place(self, pool: _Pool) -> None:
+        topic_class = self.group.topic_class
+        load, version = self.load, self.version
+        for j in pool.order:
+            tp = pool.partitions[j]
+            cls = topic_class[tp[0]]
+            lightest, _, chosen = self._top(self.class_heaps[cls])
+            if self.racks_of is not None:
+                local = self._local(cls, tp, lightest)
+                chosen = chosen if local is None else local
+            self.new[chosen].append(tp)
+            load[chosen] += pool.weights[j]
+            version[chosen] += 1
+            entry = (load[chosen], version[chosen], chosen)
+            for index in self.group.member_classes[chosen]:
+                heapq.heappush(self.class_heaps[index], entry)
+                if chosen in self.rack_of:
+                    heapq.heappush(self.rack_heaps[index, self.rack_of[chosen]], entry)
 
 
-def _pick(
-    group: _Group,
-    kept: list[TopicPartition],
-    new: list[TopicPartition],
-    cls: int,
-    gap: float,
-    tolerance: float,
-) -> tuple[TopicPartition, bool]:
-    """The partition to move across ``gap``: new ones first, the weight closest to half the gap (ties: the lighter,
-    then id)."""
-    topic_class = group.topic_class
-    half = gap / 2
-    for held, was_kept in ((new, False), (kept, True)):
-        best: tuple[float, float, TopicPartition] | None = None
-        for tp, weight in zip(held, group.weight_list(held), strict=True):
-            if 0 < weight < gap - tolerance and topic_class[tp[0]] == cls:
-                key = (abs(weight - half), weight, tp)
-                if best is None or key < best:
-                    best = key
-        if best is not None:
-            return best[2], was_kept
-    msg = f"weighted-sticky: no partition of class {cls} crosses a gap of {gap!r}"  # pragma: no cover
-    raise AssignorError(msg)  # pragma: no cover - the violation found says one does
+class _Evener:
+    """Step 3: per class a min-heap of loads and a max-heap of ``load - lightest positive weight held there``."""
+
+    def __init__(
+        self,
+        group: _Group,
+        kept: list[list[TopicPartition]],
+        new: list[list[TopicPartition]],
+        kept_weights: list[list[float]],
+    ) -> None:
+        self.group, self.kept, self.new = group, kept, new
+        count = len(group.members)
+        self.held = [kept_weights[i] + group.weight_list(new[i]) if new[i] else kept_weights[i] for i in range(count)]
+        self.load = list(map(math.fsum, self.held))
+        self.lightest: list[dict[int, float]] = [self._lightest(i) for i in range(count)]  # absent: holds none
+        self.version = [0] * count
+        self.min_heaps: list[list[_Entry]] = [[(self.load[i], 0, i) for i in ms] for ms in group.class_members]
+        self.max_heaps: list[list[_Entry]] = [
+            [(self.lightest[i][c] - self.load[i], 0, i) for i in ms if c in self.lightest[i]]
+            for c, ms in enumerate(group.class_members)
+        ]
+        for heap in chain(self.min_heaps, self.max_heaps):
+            heapq.heapify(heap)
+        self.taken_from: dict[TopicPartition, int] = {}
+
+    def _lightest(self, member: int) -> dict[int, float]:
+        """The lightest positive weight ``member`` holds in each class."""
+        if len(self.group.class_members) == 1:
+            value = min(filter(None, self.held[member]), default=None)
+            return {} if value is None else {0: value}
+        topic_class = self.group.topic_class
+        found: dict[int, float] = {}
+        for tp, weight in zip(self.kept[member] + self.new[member], self.held[member], strict=True):
+            if weight > 0:
+                cls = topic_class[tp[0]]
+                if weight < found.get(cls, math.inf):
+                    found[cls] = weight
+        return found
+
+    def even(self, tolerance: float) -> int:
+        """Move partitions until condition C holds; the number of moves."""
+        moves = 0
+        limit = 4 * sum(map(len, self.held)) + 64
+        while (found := self._violation(tolerance)) is not None:
+            moves += 1
+            if moves > limit:  # pragma: no cover - each move lowers the sum of squared loads; a broken invariant
+                msg = f"weighted-sticky: still moving after {limit} moves"
+                raise AssignorError(msg)
+            self._move(*found, tolerance)
+        return moves
+
+    def _violation(self, tolerance: float) -> tuple[int, int, int] | None:
+        """A class, a member breaking C there and the class's lightest member; None when C holds."""
+        version = self.version
+        for cls, heap in enumerate(self.max_heaps):
+            while heap and heap[0][1] != version[heap[0][2]]:
+                heapq.heappop(heap)
+            if not heap:
+                continue
+            lows = self.min_heaps[cls]
+            while lows[0][1] != version[lows[0][2]]:
+                heapq.heappop(lows)
+            if -heap[0][0] > lows[0][0] + tolerance:
+                return cls, heap[0][2], lows[0][2]
+        return None
+
+    def _move(self, cls: int, u: int, v: int, tolerance: float) -> None:
+        tp, was_kept = self._pick(cls, u, self.load[u] - self.load[v], tolerance)
+        if was_kept:
+            self.kept[u].remove(tp)
+            self.taken_from.setdefault(tp, u)
+        else:
+            self.new[u].remove(tp)
+        if self.taken_from.get(tp) == v:  # back with the member that kept it: kept again, never withheld
+            self.kept[v].append(tp)
+        else:
+            self.new[v].append(tp)
+        for i in (u, v):
+            self.held[i] = self.group.weight_list(self.kept[i] + self.new[i])
+            self.load[i] = math.fsum(self.held[i])
+            self.lightest[i] = self._lightest(i)
+            self.version[i] += 1
+            for c in self.group.member_classes[i]:
+                heapq.heappush(self.min_heaps[c], (self.load[i], self.version[i], i))
+                if c in self.lightest[i]:
+                    heapq.heappush(self.max_heaps[c], (self.lightest[i][c] - self.load[i], self.version[i], i))
+
+    def _pick(self, cls: int, member: int, gap: float, tolerance: float) -> tuple[TopicPartition, bool]:
+        """The partition to move across ``gap``: new ones first, the weight closest to half the gap (ties: the
+        lighter, then id)."""
+        topic_class = self.group.topic_class
+        half = gap / 2
+        for held, was_kept in ((self.new[member], False), (self.kept[member], True)):
+            best: tuple[float, float, TopicPartition] | None = None
+            for tp, weight in zip(held, self.group.weight_list(held), strict=True):
+                if 0 < weight < gap - tolerance and topic_class[tp[0]] == cls:
+                    key = (abs(weight - half), weight, tp)
+                    if best is None or key < best:
+                        best = key
+            if best is not None:
+                return best[2], was_kept
+        msg = f"weighted-sticky: no partition of class {cls} crosses a gap of {gap!r}"  # pragma: no cover
+        raise AssignorError(msg)  # pragma: no cover - the violation found says one does

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from assignors._core.load import InvalidWeightError
 from assignors._core.model import TopicPartition
@@ -46,7 +46,7 @@ def check_weight(where: object, value: object) -> float:
     return number
 
 
-def checked_mapping(weights: Mapping[object, object]) -> dict[tuple[str, int | None], float]:
+def checked_mapping(weights: Mapping[Any, Any]) -> dict[tuple[str, int | None], float]:
     """A user's weight mapping, checked once: keys ``TopicPartition``/``(topic, partition)``/``(topic, None)``."""
     checked: dict[tuple[str, int | None], float] = {}
     for key, value in weights.items():
