@@ -239,6 +239,8 @@ def test_measured_loads_are_evened_and_a_rebalance_within_the_tolerance_moves_no
         assert _condition_c(evened, weights) == []
         assert sorted(weights, key=weights.__getitem__)[-3:] == sorted(HOT)  # the leader saw the hot ones as such
         assert all(len(held & set(HOT)) <= 1 for held in evened.values()), evened
+        true = {m: sum(HOT_RATE if p in HOT else COLD_RATE for p in held) for m, held in evened.items()}
+        print(f"{kinds}: measured {weights}; held {evened}; written rates per member {true}")  # noqa: T201
         time.sleep(2.0)
         members["e"] = WeightedKafkaPython("e", broker.bootstrap_servers, other, group, other_log, led, protocol)
         _holding(other_log, "e", {0})  # e's one partition, of ``other``
@@ -270,5 +272,10 @@ def test_a_member_measures_what_it_consumes(broker: KafkaBroker, topic: str, gro
     assert member.error is None
     hot = [rates[TopicPartition(topic, p)] for p in HOT]
     cold = [rates[TopicPartition(topic, p)] for p in range(PARTITIONS) if p not in HOT]
+    errors = [r / HOT_RATE - 1 for r in hot] + [r / COLD_RATE - 1 for r in cold]
+    print(  # noqa: T201 - the figures docs/weighted.md quotes
+        f"measured over {WINDOW_S:g} s: hot {[round(r, 1) for r in hot]} (written {HOT_RATE}/s), cold "
+        f"{[round(r, 1) for r in cold]} (written {COLD_RATE}/s); error {min(errors):+.1%} to {max(errors):+.1%}"
+    )
     assert all(0.7 * HOT_RATE <= r <= 1.2 * HOT_RATE for r in hot), hot
     assert all(0.5 * COLD_RATE <= r <= 1.5 * COLD_RATE for r in cold), cold
