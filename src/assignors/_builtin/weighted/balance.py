@@ -268,7 +268,12 @@ class _Evener:
         count = len(group.members)
         self.held = [kept_weights[i] + group.weight_list(new[i]) if new[i] else kept_weights[i] for i in range(count)]
         self.load = list(map(math.fsum, self.held))
-        self.lightest: list[dict[int, float]] = [self._lightest(i) for i in range(count)]  # absent: holds none
+        self.lightest: list[dict[int, float]]  # per class the lightest positive weight held (absent: holds none)
+        if len(group.class_members) == 1:
+            lows = [min(filter(None, weights), default=None) for weights in self.held]
+            self.lightest = [{} if low is None else {0: low} for low in lows]
+        else:
+            self.lightest = [self._lightest(i) for i in range(count)]
         self.version = [0] * count
         self.min_heaps: list[list[_Entry]] = [[(self.load[i], 0, i) for i in ms] for ms in group.class_members]
         self.max_heaps: list[list[_Entry]] = [
