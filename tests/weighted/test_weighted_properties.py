@@ -21,7 +21,7 @@ from assignors import (
 )
 from assignors._wire.weighted import encode_weighted_user_data
 from assignors.metrics import InvalidWeightError, check_assignment
-from assignors.rebalance import validate_cooperative_assignment
+from assignors.rebalance import rebalance, validate_cooperative_assignment
 from weighted.common import (
     WeightedGroup,
     absolute_tolerance,
@@ -172,6 +172,23 @@ def test_cooperative_settles_in_two_rounds_and_the_second_revokes_nothing(
     assert sum(r.revoked_count for r in rounds[1:]) == 0
     settled = {m: a.partitions for m, a in rounds[-1].assignment.items()}
     assert check_assignment(group.cluster, group.subscriptions, settled) == []
+    assert condition_c_problems(group, settled) == []
+
+
+@given(history=_histories())
+def test_one_shared_instance_settles_in_two_rounds_too(
+    history: tuple[WeightedGroup, dict[str, tuple[TP, ...]]],
+) -> None:
+    """``assignors.rebalance.rebalance`` with one instance standing for every member (as the evaluation replays a
+    group): the leader's own word on what it promised finishes the hand-over in the second round."""
+    group, owned = history
+    assignor = WeightedStickyAssignor(group.weights, tolerance=group.tolerance)
+    result = rebalance(
+        assignor, group.cluster, group.subscriptions, owned, generation=1, protocol=RebalanceProtocol.COOPERATIVE
+    )
+    assert len(result.rounds) <= 2, [r.revoked_count for r in result.rounds]
+    assert sum(r.revoked_count for r in result.rounds[1:]) == 0
+    settled = {m: a.partitions for m, a in result.assignment.items()}
     assert condition_c_problems(group, settled) == []
 
 

@@ -108,6 +108,7 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         self._loads: dict[TopicPartition, float] = {}
         self._window_ms = 0
         self._promising: dict[MemberId, list[TopicPartition]] = {}
+        self._promised_last: dict[MemberId, list[TopicPartition]] = {}  # as leader, in the last assign
         self._cached: tuple[tuple[tuple[Topic, int], ...], list[float]] | None = None
 
     # --- the member's side -------------------------------------------------------------------------------------
@@ -153,7 +154,7 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         result = super().assign(cluster, subscriptions)
         for member, promised in self._promising.items():
             result[member] = Assignment(result[member].partitions, user_data=encode_weighted_assignment_data(promised))
-        self._promising = {}
+        self._promised_last, self._promising = self._promising, {}
         return result
 
     def _assign_partitions(
@@ -271,21 +272,26 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
                 result[member] = kept[member] + new[member]
         return result
 
-    @staticmethod
     def _keep_promises(
+        self,
         partitions_per_topic: Mapping[Topic, int],
         member_topics: Mapping[MemberId, frozenset[Topic]],
         decoded: Mapping[MemberId, WeightedUserData | None],
         claimed: set[TopicPartition],
         valid: dict[MemberId, list[TopicPartition]],
     ) -> None:
-        """A partition handed to a member in the last round, that nobody claims now, is that member's to keep."""
+        """A partition handed to a member in the last round, that nobody claims now, is that member's to keep.
+
+        The member says so in its user data. A member that says nothing is taken at this instance's word when it
+        led the last round: an instance that stands for every member (``assignors.rebalance.rebalance``) is never
+        given the assignments' user data. Only partitions nobody claims are kept this way, so an identical input
+        (whose withheld partitions are still claimed) gives an identical output.
+        """
         promised: dict[TopicPartition, str | None] = {}
         for member in sorted(decoded):
             data = decoded[member]
-            if data is None:
-                continue
-            for tp in data.promised:
+            said = data.promised if data is not None and data.promised else self._promised_last.get(member, ())
+            for tp in said:
                 if (
                     tp in claimed
                     or tp.topic not in member_topics[member]
