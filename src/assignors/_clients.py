@@ -71,15 +71,24 @@ class RateMeter:
         self.window_s = window_s
         self._clock = clock
         self._since: dict[TopicPartition, float] = {}
+        self._until: dict[TopicPartition, float] = {}  # when it was given up (absent: owned)
         self._buckets: dict[TopicPartition, deque[list[int]]] = {}  # [second, records, bytes]
 
     def assigned(self, partitions: Iterable[TopicPartition]) -> None:
-        """This member owns ``partitions`` now: new ones start being measured, lost ones are forgotten."""
+        """This member owns ``partitions`` now: new ones start being measured; one it gave up keeps its rate (over
+        the time it was owned) until it falls out of the window, so the leader of the round that hands it over
+        still knows what it weighs."""
         now = self._clock()
         owned = set(partitions)
         for tp in list(self._since):
-            if tp not in owned:
-                del self._since[tp]
+            if tp in owned:
+                if self._until.pop(tp, None) is not None:  # owned again: measured afresh
+                    del self._since[tp]
+                    self._buckets.pop(tp, None)
+            elif tp not in self._until:
+                self._until[tp] = now
+            elif self._until[tp] < now - self.window_s:
+                del self._since[tp], self._until[tp]
                 self._buckets.pop(tp, None)
         for tp in owned:
             self._since.setdefault(tp, now)
@@ -98,13 +107,14 @@ class RateMeter:
                 buckets.popleft()
 
     def rates(self, *, in_bytes: bool = False) -> dict[TopicPartition, float]:
-        """Records (or bytes) per second of each partition owned for at least ``MIN_MEASURED_S`` seconds."""
+        """Records (or bytes) per second of each partition owned for at least ``MIN_MEASURED_S`` seconds of the
+        window, including partitions given up within it."""
         now = self._clock()
         horizon = now - self.window_s
         column = 2 if in_bytes else 1
         result: dict[TopicPartition, float] = {}
         for tp in sorted(self._since):
-            elapsed = now - max(self._since[tp], horizon)
+            elapsed = min(now, self._until.get(tp, now)) - max(self._since[tp], horizon)
             if elapsed < MIN_MEASURED_S:
                 continue
             total = sum(b[column] for b in self._buckets.get(tp, ()) if b[0] >= horizon)

@@ -92,7 +92,7 @@ def test_a_lying_array_length_is_refused_before_anything_is_allocated() -> None:
 def test_a_bad_load_is_refused_with_its_offset(load: float, message: str) -> None:
     """A load must be finite and >= 0, or exactly -1.0 (not measured)."""
     data = encode_weighted_user_data([(TP("t", 0), 1.0)])
-    at = len(data) - 4 - 8  # the load, before the empty promised array
+    at = len(data) - 4 - 4 - 8  # the load, before the empty released and promised arrays
     bad = data[:at] + struct.pack(">d", load) + data[at + 8 :]
     with pytest.raises(ProtocolError, match=message) as error:
         decode_weighted_user_data(bad)
@@ -145,11 +145,28 @@ def test_the_leader_uses_reported_loads_and_ignores_undecodable_or_other_units()
 
 
 def test_a_member_reports_its_measured_loads_and_its_promises() -> None:
-    """``report_loads`` and the assignment's promise go into the next subscription's user data."""
+    """``report_loads`` and the assignment's promise go into the next subscription's user data; a partition it
+    measured but no longer owns is reported apart (released: its load, never a claim)."""
     assignor = WeightedStickyAssignor()
     promise = encode_weighted_assignment_data([TP("t", 5)])
     assignor.on_assignment(Assignment([TP("t", 0), TP("t", 1)], user_data=promise), 3)
-    assignor.report_loads({TP("t", 0): 12.0}, window_ms=30000)
+    assignor.report_loads({TP("t", 0): 12.0, TP("t", 7): 30.0}, window_ms=30000)
     decoded = decode_weighted_user_data(assignor.subscription_user_data(["t"]) or b"")
     assert decoded.loads == ((TP("t", 0), 12.0), (TP("t", 1), None))
+    assert decoded.released == ((TP("t", 7), 30.0),)
     assert (decoded.generation, decoded.window_ms, decoded.promised) == (3, 30000, (TP("t", 5),))
+
+
+def test_a_released_partitions_load_weighs_it_and_claims_nothing() -> None:
+    """The member that gave a hot partition up reports its load; the leader weighs it by that, and (EAGER) the
+    partition is nobody's claim."""
+    cluster = Cluster({"t": 3})
+    a = encode_weighted_user_data([(TP("t", 1), 5.0)], released=[(TP("t", 0), 50.0)], generation=2)
+    b = encode_weighted_user_data([(TP("t", 2), 5.0)], generation=2)
+    result = WeightedStickyAssignor().assign(cluster, {"a": Subscription(["t"], user_data=a),
+                                                       "b": Subscription(["t"], user_data=b)})  # fmt: skip
+    assert result["a"].partitions == (TP("t", 1), TP("t", 2)) or result["b"].partitions == (TP("t", 2), TP("t", 1))
+    assert [len(result[m].partitions) for m in "ab"] in ([2, 1], [1, 2])
+    assert TP("t", 0) in result["a"].partitions + result["b"].partitions
+    alone = [m for m in "ab" if TP("t", 0) in result[m].partitions]
+    assert len(result[alone[0]].partitions) == 1  # 50 alone; 5 + 5 together

@@ -7,6 +7,8 @@ Subscription user data, version 1 (big-endian, Kafka's classic types)::
     generation   INT32    the generation of the member's last assignment (-1: none)
     window_ms    INT32    the window the loads were measured over (0: not measured)
     owned        ARRAY    [topic STRING, count INT32, count x partition INT32, count x load FLOAT64]
+    released     ARRAY    the same, for partitions it gave up within the window (their loads, for the leader
+                          of the round that hands them over; never claims)
     promised     ARRAY    [topic STRING, [partition INT32]]: what the leader handed over to this member
                           in its last assignment, after their owners revoke them (see the assignment)
 
@@ -75,6 +77,7 @@ class WeightedUserData:
     window_ms: int
     loads: tuple[tuple[TopicPartition, float | None], ...]
     promised: tuple[TopicPartition, ...] = ()
+    released: tuple[tuple[TopicPartition, float], ...] = ()
 
     @property
     def partitions(self) -> tuple[TopicPartition, ...]:
@@ -105,13 +108,14 @@ def _write_partitions(writer: Writer, partitions: Iterable[TopicPartition]) -> N
         writer.int32s(numbers, "partition")
 
 
-def encode_weighted_user_data(
+def encode_weighted_user_data(  # noqa: PLR0913 - the fields, keyword-only
     loads: Mapping[TopicPartition, float | None] | Iterable[tuple[TopicPartition, float | None]],
     *,
     generation: int = DEFAULT_GENERATION,
     unit: LoadUnit = LoadUnit.RECORDS,
     window_ms: int = 0,
     promised: Iterable[TopicPartition] = (),
+    released: Mapping[TopicPartition, float] | Iterable[tuple[TopicPartition, float]] = (),
 ) -> bytes:
     """Version 1 subscription user data; a load of None is written as not measured.
 
@@ -120,24 +124,28 @@ def encode_weighted_user_data(
     >>> decode_weighted_user_data(data).loads
     ((TopicPartition(topic='t', partition=0), 12.5), (TopicPartition(topic='t', partition=1), None))
     """
-    items = list(loads.items()) if isinstance(loads, Mapping) else list(loads)
     writer = Writer()
     writer.int16(WEIGHTED_USER_DATA_VERSION)
     writer.int16(int(unit))
     writer.int32(generation, "generation")
     writer.int32(window_ms, "window_ms")
+    _write_loads(writer, list(loads.items()) if isinstance(loads, Mapping) else list(loads), "owned")
+    _write_loads(writer, list(released.items()) if isinstance(released, Mapping) else list(released), "released")
+    _write_partitions(writer, promised)
+    return writer.getvalue()
+
+
+def _write_loads(writer: Writer, items: list[tuple[TopicPartition, float | None]], field: str) -> None:
     topics: dict[str, list[tuple[int, float]]] = {}
     for tp, load in items:
         value = UNMEASURED if load is None else float(load)
         topics.setdefault(tp[0], []).append((tp[1], value))
-    writer.int32(len(topics), "owned")
+    writer.int32(len(topics), field)
     for topic, entries in topics.items():
         writer.string(topic, "topic")
         writer.int32(len(entries), "partitions")
         writer.int32s([number for number, _ in entries], "partition")
         writer.parts.append(struct.pack(f">{len(entries)}d", *(value for _, value in entries)))
-    _write_partitions(writer, promised)
-    return writer.getvalue()
 
 
 def _topic(reader: Reader, field: str) -> str:
@@ -201,13 +209,23 @@ def decode_weighted_user_data(data: bytes) -> WeightedUserData:
     if window_ms < 0:
         msg = f"{what}.window_ms: {window_ms} at offset {window_at} is negative"
         raise ProtocolError(msg, field=f"{what}.window_ms", offset=window_at)
-    owned_at = reader.offset
+    loads = _read_loads(reader, "owned")
+    released = tuple((tp, load) for tp, load in _read_loads(reader, "released") if load is not None)
+    promised_at = reader.offset
+    promised = _read_partitions(reader, "promised")
+    _unique(promised, "promised", promised_at)
+    return WeightedUserData(LoadUnit(unit), generation, window_ms, loads, promised, released)
+
+
+def _read_loads(reader: Reader, field: str) -> tuple[tuple[TopicPartition, float | None], ...]:
+    """``[topic, count, count x partition, count x load]``; a load of -1.0 is None (not measured)."""
+    field_at = reader.offset
     loads: list[tuple[TopicPartition, float | None]] = []
-    for _ in range(reader.array_length("owned", 6)):
-        topic = _topic(reader, "owned.topic")
-        count = reader.array_length("owned.partitions", 12)
-        numbers = reader.partitions(count, "owned.partitions")
-        start = reader._take(8 * count, "owned.loads")  # noqa: SLF001 - the one FLOAT64 array of the format
+    for _ in range(reader.array_length(field, 6)):
+        topic = _topic(reader, f"{field}.topic")
+        count = reader.array_length(f"{field}.partitions", 12)
+        numbers = reader.partitions(count, f"{field}.partitions")
+        start = reader._take(8 * count, f"{field}.loads")  # noqa: SLF001 - the FLOAT64 arrays of the format
         values: tuple[float, ...] = struct.unpack_from(f">{count}d", reader.data, start)
         for index, value in enumerate(values):
             if value == UNMEASURED:
@@ -216,13 +234,10 @@ def decode_weighted_user_data(data: bytes) -> WeightedUserData:
                 loads.append((unchecked_tp(topic, numbers[index]), value))
             else:
                 at = start + 8 * index
-                msg = f"owned.loads: load {value!r} at offset {at} is not a finite number >= 0 (nor -1.0)"
-                raise ProtocolError(msg, field="owned.loads", offset=at)
-    _unique((tp for tp, _ in loads), "owned", owned_at)
-    promised_at = reader.offset
-    promised = _read_partitions(reader, "promised")
-    _unique(promised, "promised", promised_at)
-    return WeightedUserData(LoadUnit(unit), generation, window_ms, tuple(loads), promised)
+                msg = f"{field}.loads: load {value!r} at offset {at} is not a finite number >= 0 (nor -1.0)"
+                raise ProtocolError(msg, field=f"{field}.loads", offset=at)
+    _unique((tp for tp, _ in loads), field, field_at)
+    return tuple(loads)
 
 
 def encode_weighted_assignment_data(promised: Iterable[TopicPartition]) -> bytes:

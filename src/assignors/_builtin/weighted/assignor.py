@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+from itertools import chain
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from assignors._builtin.sticky.assignor import CooperativeStickyAssignor, StickyAssignor
@@ -114,8 +115,9 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
     # --- the member's side -------------------------------------------------------------------------------------
 
     def report_loads(self, loads: Mapping[TopicPartition, float], *, window_ms: int = 0) -> None:
-        """Set the loads this member measured for its partitions (in ``unit`` per second), sent with its next
-        subscription. The client adapters call it before each join.
+        """Set the loads this member measured (in ``unit`` per second), sent with its next subscription: for its
+        partitions, and for partitions it gave up within the window (so that the leader of the round that hands
+        them over still knows what they weigh). The client adapters call it before each join.
 
         Raises:
             InvalidWeightError: a load that is not a finite number >= 0, naming the partition.
@@ -127,8 +129,11 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         """Version 1 weighted user data: the last assignment with its loads, the generation, the promises."""
         wanted = set(topics)
         loads = [(tp, self._loads.get(tp)) for tp in self._partitions if tp.topic in wanted]
+        mine = set(self._partitions)
+        released = [(tp, load) for tp, load in sorted(self._loads.items()) if tp not in mine and tp.topic in wanted]
         return encode_weighted_user_data(
             loads,
+            released=released,
             generation=self._generation,
             unit=self.unit,
             window_ms=self._window_ms,
@@ -175,7 +180,7 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
             elif data is not None and data.loads:
                 claims[member] = Claim(data.partitions, data.generation)
         cooperative = any(s.owned_partitions for s in subscriptions.values())
-        reports = merge_reports((d.generation, d.loads) for d in decoded.values() if d is not None)
+        reports = merge_reports((d.generation, chain(d.loads, d.released)) for d in decoded.values() if d is not None)
         if self._given is None and not reports:
             return self._as_sticky(cluster, subscriptions, claims, cooperative=cooperative)
         weights = self._weights(partitions_per_topic, reports)
