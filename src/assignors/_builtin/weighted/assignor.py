@@ -168,7 +168,7 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         partitions_per_topic: Mapping[Topic, int],
         subscriptions: Mapping[MemberId, Subscription],
     ) -> Mapping[MemberId, Sequence[TopicPartition]]:
-        decoded = {member: self._decode(member, s) for member, s in subscriptions.items()}
+        decoded = {member: self._decode(member, s) if s.user_data else None for member, s in subscriptions.items()}
         claims: dict[MemberId, Claim] = {}
         for member, subscription in subscriptions.items():
             data = decoded[member]
@@ -256,12 +256,16 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
                 topics = by_list[subscription.topics] = frozenset(partitions_per_topic.keys() & subscription.topics)
             member_topics[member] = topics
         valid, claimed, _ = resolve_claims(partitions_per_topic, member_topics, claims)
-        if cooperative:
+        if cooperative and (self._promised_last or any(d is not None and d.promised for d in decoded.values())):
             self._keep_promises(partitions_per_topic, member_topics, decoded, claimed, valid)
         eligible = sum(1 for topics in member_topics.values() if topics)
         tolerance = self.tolerance * math.fsum(weights) / eligible if eligible else 0.0
-        member_racks = {m: s.rack_id for m, s in subscriptions.items() if s.rack_id is not None and member_topics[m]}
-        racks = (member_racks, cluster.racks_of) if member_racks and cluster.partition_racks else None
+        racks = None
+        if cluster.partition_racks:
+            member_racks = {
+                m: s.rack_id for m, s in subscriptions.items() if s.rack_id is not None and member_topics[m]
+            }
+            racks = (member_racks, cluster.racks_of) if member_racks else None
         kept, new = weighted_assign(
             partitions_per_topic, member_topics, valid, weights, tolerance=tolerance, racks=racks
         )
@@ -269,7 +273,7 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
             return {m: kept[m] + new[m] for m in subscriptions}
         result: dict[MemberId, list[TopicPartition]] = {}
         for member in subscriptions:
-            withheld = [tp for tp in new[member] if tp in claimed]
+            withheld = [tp for tp in new[member] if tp in claimed] if new[member] else None
             if withheld:
                 self._promising[member] = withheld
                 result[member] = kept[member] + [tp for tp in new[member] if tp not in claimed]

@@ -124,7 +124,12 @@ def weighted_assign(  # noqa: PLR0913 - keyword-only knobs beside the group
     if members:
         taken = list(chain.from_iterable(kept))
         pool = unmarked(partitions_per_topic, marks(partitions_per_topic, taken))
-        kept_weights = [group.weight_list(held) for held in kept]
+        every = group.weight_list(taken)  # one pass for all, then cut per member
+        kept_weights = []
+        start = 0
+        for held in kept:
+            kept_weights.append(every[start : start + len(held)])
+            start += len(held)
         if pool:
             load = list(map(math.fsum, kept_weights))
             if len(group.class_members) == 1 and racks is None:
@@ -275,14 +280,28 @@ class _Evener:
         else:
             self.lightest = [self._lightest(i) for i in range(count)]
         self.version = [0] * count
-        self.min_heaps: list[list[_Entry]] = [[(self.load[i], 0, i) for i in ms] for ms in group.class_members]
-        self.max_heaps: list[list[_Entry]] = [
-            [(self.lightest[i][c] - self.load[i], 0, i) for i in ms if c in self.lightest[i]]
-            for c, ms in enumerate(group.class_members)
+        self.min_heaps: list[list[_Entry]] = []
+        self.max_heaps: list[list[_Entry]] = []
+        self.taken_from: dict[TopicPartition, int] = {}
+
+    def _holds(self, tolerance: float) -> bool:
+        """Whether condition C holds now, checked class by class without building the heaps (the usual case)."""
+        load, lightest = self.load, self.lightest
+        for c, members in enumerate(self.group.class_members):
+            worst = max((load[i] - lightest[i][c] for i in members if c in lightest[i]), default=None)
+            if worst is not None and worst > min(load[i] for i in members) + tolerance:
+                return False
+        return True
+
+    def _heaps(self) -> None:
+        load, lightest = self.load, self.lightest
+        self.min_heaps = [[(load[i], 0, i) for i in ms] for ms in self.group.class_members]
+        self.max_heaps = [
+            [(lightest[i][c] - load[i], 0, i) for i in ms if c in lightest[i]]
+            for c, ms in enumerate(self.group.class_members)
         ]
         for heap in chain(self.min_heaps, self.max_heaps):
             heapq.heapify(heap)
-        self.taken_from: dict[TopicPartition, int] = {}
 
     def _lightest(self, member: int) -> dict[int, float]:
         """The lightest positive weight ``member`` holds in each class."""
@@ -300,6 +319,9 @@ class _Evener:
 
     def even(self, tolerance: float) -> int:
         """Move partitions until condition C holds; the number of moves."""
+        if self._holds(tolerance):
+            return 0
+        self._heaps()
         moves = 0
         limit = 4 * sum(map(len, self.held)) + 64
         while (found := self._violation(tolerance)) is not None:
