@@ -9,6 +9,7 @@ import math
 
 import pytest
 
+from assignors import Subscription
 from weighted.common import WeightedGroup, condition_c_problems
 from weighted.oracle import Figures, corpus, figures, settle
 
@@ -21,17 +22,11 @@ def test_the_corpus_results_satisfy_condition_c_and_the_two_times_optimum_bound(
 
     for case in corpus(40):
         result = settle(case)
-        subscriptions = {m: _subscription(topics) for m, topics in case.topics.items()}
+        subscriptions = {m: Subscription(topics) for m, topics in case.topics.items()}
         group = WeightedGroup(case.cluster, subscriptions, case.weights, case.tolerance)
         assert condition_c_problems(group, result) == [], case.number
         heaviest = max(math.fsum(case.weights[tp] for tp in parts) for parts in result.values())
         assert heaviest <= 2 * optimal_max_load(case) + case.absolute_tolerance() + 1e-9, case.number
-
-
-def _subscription(topics: tuple[str, ...]):  # type: ignore[no-untyped-def]
-    from assignors import Subscription
-
-    return Subscription(topics)
 
 
 def test_distance_to_the_optimal_balance_and_to_the_fewest_moves_is_pinned() -> None:
