@@ -11,15 +11,14 @@ import pytest
 
 from assignors import Subscription
 from weighted.common import WeightedGroup, condition_c_problems
-from weighted.oracle import Figures, corpus, figures, settle
 
-pytest.importorskip("scipy")
+pytest.importorskip("scipy", reason="the oracle solves MILPs with scipy (the tests group)")
+
+from weighted.oracle import Figures, corpus, figures, optimal_max_load, settle  # noqa: E402
 
 
 def test_the_corpus_results_satisfy_condition_c_and_the_two_times_optimum_bound() -> None:
     """Every settled result satisfies C; its heaviest load is at most twice the optimum plus the tolerance."""
-    from weighted.oracle import optimal_max_load
-
     for case in corpus(40):
         result = settle(case)
         subscriptions = {m: Subscription(topics) for m, topics in case.topics.items()}
