@@ -14,7 +14,7 @@ from weighted.common import WeightedGroup, condition_c_problems
 
 pytest.importorskip("scipy", reason="the oracle solves MILPs with scipy (the tests group)")
 
-from weighted.oracle import Figures, corpus, figures, optimal_max_load, settle  # noqa: E402
+from weighted.oracle import Figures, corpus, figures, optimal_max_load, settle
 
 
 def test_the_corpus_results_satisfy_condition_c_and_the_two_times_optimum_bound() -> None:
