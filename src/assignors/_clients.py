@@ -110,7 +110,7 @@ class RateMeter:
         """Records (or bytes) per second of each partition owned for at least ``MIN_MEASURED_S`` seconds of the
         window, including partitions given up within it."""
         now = self._clock()
-        horizon = now - self.window_s
+        horizon = math.ceil(now - self.window_s)  # the first whole one-second bucket inside the window
         column = 2 if in_bytes else 1
         result: dict[TopicPartition, float] = {}
         for tp in sorted(self._since):
