@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 from itertools import chain
-from typing import TYPE_CHECKING, ClassVar, Final
+from typing import TYPE_CHECKING, ClassVar, Final, NamedTuple
 
 from assignors._builtin.sticky.assignor import CooperativeStickyAssignor, StickyAssignor
 from assignors._builtin.sticky.claims import Claim, resolve_claims
@@ -38,6 +38,18 @@ WEIGHTED_STICKY_ASSIGNOR_NAME: Final = "weighted-sticky"
 
 DEFAULT_TOLERANCE = 0.1
 """The default tolerance, as a fraction of the mean member load (docs/weighted.md says where it comes from)."""
+
+
+class _Weights(NamedTuple):
+    """One weight per partition (topic by topic), whether they are all equal, and their exact total."""
+
+    values: list[float]
+    equal: bool
+    total: float
+
+    @classmethod
+    def of(cls, values: list[float]) -> _Weights:
+        return cls(values, not values or min(values) == max(values), math.fsum(values))
 
 
 class WeightedStickyAssignor(AbstractPartitionAssignor):
@@ -110,7 +122,7 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         self._window_ms = 0
         self._promising: dict[MemberId, list[TopicPartition]] = {}
         self._promised_last: dict[MemberId, list[TopicPartition]] = {}  # as leader, in the last assign
-        self._cached: tuple[tuple[tuple[Topic, int], ...], list[float]] | None = None
+        self._cached: tuple[tuple[tuple[Topic, int], ...], _Weights] | None = None
 
     # --- the member's side -------------------------------------------------------------------------------------
 
@@ -184,20 +196,20 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         if self._given is None and not reports:
             return self._as_sticky(cluster, subscriptions, claims, cooperative=cooperative)
         weights = self._weights(partitions_per_topic, reports)
-        if not weights or min(weights) == max(weights):
+        if weights.equal:
             return self._as_sticky(cluster, subscriptions, claims, cooperative=cooperative)
         return self._weighted(
             cluster, partitions_per_topic, subscriptions, claims=claims, decoded=decoded, weights=weights,
             cooperative=cooperative,
         )  # fmt: skip
 
-    def _weights(self, partitions_per_topic: Mapping[Topic, int], reports: dict[TopicPartition, float]) -> list[float]:
+    def _weights(self, partitions_per_topic: Mapping[Topic, int], reports: dict[TopicPartition, float]) -> _Weights:
         """The weights (:func:`resolve_weights`); a mapping's, with no reports, are kept for the same topics."""
         if reports or not isinstance(self._given, dict):
-            return resolve_weights(partitions_per_topic, self._given, reports)
+            return _Weights.of(resolve_weights(partitions_per_topic, self._given, reports))
         key = tuple(partitions_per_topic.items())
         if self._cached is None or self._cached[0] != key:
-            self._cached = (key, resolve_weights(partitions_per_topic, self._given, reports))
+            self._cached = (key, _Weights.of(resolve_weights(partitions_per_topic, self._given, reports)))
         return self._cached[1]
 
     def _decode(self, member: MemberId, subscription: Subscription) -> WeightedUserData | None:
@@ -245,7 +257,7 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         *,
         claims: Mapping[MemberId, Claim],
         decoded: Mapping[MemberId, WeightedUserData | None],
-        weights: list[float],
+        weights: _Weights,
         cooperative: bool,
     ) -> dict[MemberId, list[TopicPartition]]:
         by_list: dict[tuple[str, ...], frozenset[Topic]] = {}
@@ -259,7 +271,7 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
         if cooperative and (self._promised_last or any(d is not None and d.promised for d in decoded.values())):
             self._keep_promises(partitions_per_topic, member_topics, decoded, claimed, valid)
         eligible = sum(1 for topics in member_topics.values() if topics)
-        tolerance = self.tolerance * math.fsum(weights) / eligible if eligible else 0.0
+        tolerance = self.tolerance * weights.total / eligible if eligible else 0.0
         racks = None
         if cluster.partition_racks:
             member_racks = {
@@ -267,7 +279,7 @@ class WeightedStickyAssignor(AbstractPartitionAssignor):
             }
             racks = (member_racks, cluster.racks_of) if member_racks else None
         kept, new = weighted_assign(
-            partitions_per_topic, member_topics, valid, weights, tolerance=tolerance, racks=racks
+            partitions_per_topic, member_topics, valid, weights.values, tolerance=tolerance, racks=racks
         )
         if not cooperative or not claimed:
             return {m: kept[m] + new[m] for m in subscriptions}
