@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from assignors._core.model import Topic
 
-__all__ = ["PartitionWeights", "check_weight", "checked_mapping", "resolve_weights"]
+__all__ = ["DEFAULT_WEIGHT", "PartitionWeights", "check_weight", "checked_mapping", "merge_reports", "resolve_weights"]
 
 PartitionWeights: TypeAlias = (
     Mapping[TopicPartition, float] | Mapping[tuple[str, int | None], float] | Callable[[TopicPartition], float | None]
