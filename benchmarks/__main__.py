@@ -31,6 +31,7 @@ from assignors import (
     RANGE_ASSIGNOR_NAME,
     ROUNDROBIN_ASSIGNOR_NAME,
     STICKY_ASSIGNOR_NAME,
+    WEIGHTED_STICKY_ASSIGNOR_NAME,
 )
 from assignors.consumer_group import UNIFORM_ASSIGNOR_NAME
 from benchmarks import java
@@ -42,6 +43,7 @@ JAVA_CASE_TIMEOUT_S = 900
 FOUNDATION = (RANGE_ASSIGNOR_NAME, ROUNDROBIN_ASSIGNOR_NAME)
 STICKY = (STICKY_ASSIGNOR_NAME, COOPERATIVE_STICKY_ASSIGNOR_NAME)
 UNIFORM = (UNIFORM_ASSIGNOR_NAME,)
+WEIGHTED = (WEIGHTED_STICKY_ASSIGNOR_NAME,)
 _1M = [500, 2000, 2000]
 _1M_SQUARE = [1000, 1000, 2000]
 _W3 = [100, 200, 500]
@@ -89,6 +91,12 @@ CASES: list[Case] = [
      {"workload": "overlapping", "args": [1000, 50, 1000, 100]}, None, UNIFORM),
     ("uniform (KIP-848)", "1000x50, 1000 members, 100 topics each (KIP-1263), 2nd round",
      {"workload": "overlapping", "args": [1000, 50, 1000, 100], "round": 2}, None, UNIFORM),
+    ("weighted-sticky", "1000x1000, 2000 members, skewed weights, fresh",
+     {"workload": "identical", "args": _1M_SQUARE, "weights": "skewed"}, 2.0, WEIGHTED),
+    ("weighted-sticky", "1000x1000, 2000 members, skewed weights, 2nd round",
+     {"workload": "identical", "args": _1M_SQUARE, "weights": "skewed", "round": 2}, 2.0, WEIGHTED),
+    ("weighted-sticky", "10x20, 20 members, skewed weights, 2nd round (owned partitions)",
+     {"workload": "identical", "args": _SMALL, "weights": "skewed", "round": 2, "repeat": 201}, 0.0002, WEIGHTED),
 ]  # fmt: skip
 BIG = {"workload": "identical", "args": _1M_SQUARE}
 KAFKA_PYTHON = [
@@ -360,7 +368,7 @@ def _run_cases(
         if not _chosen(only, skip or [], f"{section} {label} {who}"):
             continue
         record = {"section": section, "workload": label, "assignor": who, "target_s": target, **_run(spec)}
-        if with_java and spec.get("client") is None:
+        if with_java and spec.get("client") is None and not spec.get("weights"):  # Kafka has no weighted assignor
             record["java"] = _run_java(spec)
         records.append(record)
         print(_row({**record, "date": "now"}), flush=True)

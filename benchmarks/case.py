@@ -68,6 +68,10 @@ def workload_of(spec: dict[str, Any]) -> workloads.Workload:
 
 
 def run_case(spec: dict[str, Any]) -> dict[str, Any]:
+    if spec.get("weights"):
+        from benchmarks import weighted
+
+        return weighted.run_case(spec, _time)
     workload = workload_of(spec)
     repeat = int(spec.get("repeat", 5))
     name = spec["assignor"]

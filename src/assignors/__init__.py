@@ -13,6 +13,7 @@ from assignors._builtin.range import RangeAssignor
 from assignors._builtin.registry import assignor_names, get_assignor
 from assignors._builtin.round_robin import RoundRobinAssignor
 from assignors._builtin.sticky.assignor import CooperativeStickyAssignor, StickyAssignor
+from assignors._builtin.weighted.assignor import WEIGHTED_STICKY_ASSIGNOR_NAME, WeightedStickyAssignor
 from assignors._core.errors import (
     AssignorError,
     ConfigurationError,
@@ -51,6 +52,7 @@ __all__ = [
     "RANGE_ASSIGNOR_NAME",
     "ROUNDROBIN_ASSIGNOR_NAME",
     "STICKY_ASSIGNOR_NAME",
+    "WEIGHTED_STICKY_ASSIGNOR_NAME",
     "Assignment",
     "AssignorError",
     "Cluster",
@@ -76,6 +78,7 @@ __all__ = [
     "TopicPartition",
     "UnknownAssignorError",
     "UsageError",
+    "WeightedStickyAssignor",
     "assignor_names",
     "get_assignor",
     "parse_topic_partition",

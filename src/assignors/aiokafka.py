@@ -13,7 +13,9 @@ aiokafka issue 1175). aiokafka never tells an assignor its generation (issue 117
 bound adapter reads it from the consumer's group coordinator when the assignment
 arrives, so sticky user data carries the real generation. The metadata is Kafka's
 version-3 bytes; aiokafka's leader reads only their version-0 fields (topics and user
-data), which is where the sticky assignors carry ownership under EAGER.
+data), which is where the sticky assignors carry ownership under EAGER. For an assignor that
+balances load (``weighted-sticky``), a bound adapter also measures each partition's consumption
+rate (what ``getmany`` and ``getone`` return) and reports it when the consumer joins.
 """
 
 from __future__ import annotations
@@ -22,7 +24,16 @@ from collections.abc import Collection, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from assignors._clients import cluster_of, require_protocol, resolve
+from assignors._clients import (
+    DEFAULT_WINDOW_S,
+    RateMeter,
+    cluster_of,
+    measure_aiokafka,
+    note_assigned,
+    report_measured_loads,
+    require_protocol,
+    resolve,
+)
 from assignors._core.model import DEFAULT_GENERATION, Assignment, RebalanceProtocol, Subscription, TopicPartition
 from assignors._wire.consumer_protocol import encode_assignment, encode_subscription
 
@@ -64,17 +75,25 @@ def _adapter_class() -> type:
             self.rack = rack
             self.generation = DEFAULT_GENERATION
             self._consumer: Any = None
+            self.meter: RateMeter | None = None
 
         @property
         def name(self) -> str:
             return self.inner.name
 
-        def bind(self, consumer: Any) -> None:
-            """Read each generation from ``consumer`` (an ``AIOKafkaConsumer``) when assignments arrive."""
+        def bind(self, consumer: Any, *, window_s: float = DEFAULT_WINDOW_S) -> None:
+            """Read each generation from ``consumer`` (an ``AIOKafkaConsumer``) when assignments arrive.
+
+            For an assignor that takes loads (``report_loads``), also measure what the consumer consumes per
+            partition over the last ``window_s`` seconds (its ``getmany`` and ``getone``, which iteration uses,
+            are wrapped to count records and bytes) and report it when the consumer joins.
+            """
             self._consumer = consumer
+            self.meter = measure_aiokafka(self.inner, consumer, window_s)
 
         def metadata(self, topics: Collection[str]) -> bytes:
             """JoinGroup metadata, version 3; nothing owned (EAGER members revoke everything first)."""
+            report_measured_loads(self.inner, self.meter)
             subscription = Subscription(
                 topics,
                 user_data=self.inner.subscription_user_data(topics),
@@ -98,6 +117,7 @@ def _adapter_class() -> type:
             if isinstance(generation, int) and generation >= 0:
                 self.generation = generation
             partitions = tuple(TopicPartition(tp.topic, tp.partition) for tp in assignment.partitions())
+            note_assigned(self.meter, partitions)
             self.inner.on_assignment(Assignment(partitions, user_data=assignment.user_data), self.generation)
 
     return AiokafkaAssignor

@@ -8,7 +8,14 @@
     finish_joins(consumer)  # kafka-python 3.0's lost rebalance: see finish_joins
 
 Give each consumer its own adapter (the assignor inside keeps that consumer's previous
-assignment and generation). The JoinGroup metadata and the SyncGroup assignments it
+assignment and generation). For an assignor that balances load (``weighted-sticky``), bind the
+adapter to its consumer so that it measures each partition's consumption rate and reports it
+when the consumer joins::
+
+    adapter = for_kafka_python("weighted-sticky")
+    consumer = KafkaConsumer("orders", group_id="billing", partition_assignment_strategy=[adapter])
+    adapter.bind(consumer)
+ The JoinGroup metadata and the SyncGroup assignments it
 produces are Kafka's bytes (:mod:`assignors.consumer_protocol`), so kafka-python members
 can share a group with Java and librdkafka members. kafka-python is imported when the
 first adapter is built, never by ``import assignors``.
@@ -22,7 +29,16 @@ from typing import TYPE_CHECKING, Any
 
 from assignors._builtin.registry import is_built_in
 from assignors._classic.rules import choose_protocol, validate_cooperative_assignment
-from assignors._clients import cluster_of, require_protocol, resolve
+from assignors._clients import (
+    DEFAULT_WINDOW_S,
+    RateMeter,
+    cluster_of,
+    measure_kafka_python,
+    note_assigned,
+    report_measured_loads,
+    require_protocol,
+    resolve,
+)
 from assignors._core.model import (
     DEFAULT_GENERATION,
     Assignment,
@@ -128,6 +144,20 @@ class _Finished:
         return self._task.__await__()
 
 
+class _Measuring:
+    """The adapter's measuring of consumption rates, for assignors that balance load."""
+
+    inner: ConsumerPartitionAssignor
+    owned: tuple[TopicPartition, ...]
+    meter: RateMeter | None = None
+
+    def bind(self, consumer: Any, *, window_s: float = DEFAULT_WINDOW_S) -> None:
+        """Measure what ``consumer`` (a ``KafkaConsumer``) consumes per partition, over the last ``window_s``
+        seconds, and report it when it joins, for an assignor that takes loads (``report_loads``); for any other
+        assignor nothing changes. Its ``poll`` (which iteration uses too) is wrapped to count records and bytes."""
+        self.meter = measure_kafka_python(self.inner, consumer, window_s, self.owned)
+
+
 @cache
 def _adapter_class() -> type:
     try:
@@ -137,7 +167,7 @@ def _adapter_class() -> type:
         msg = f"for_kafka_python needs kafka-python 3.x (pip install 'kafka-python>=3'): {error}"
         raise ImportError(msg) from None
 
-    class KafkaPythonAssignor(AbstractPartitionAssignor):  # type: ignore[misc] # kafka-python is untyped
+    class KafkaPythonAssignor(_Measuring, AbstractPartitionAssignor):  # type: ignore[misc] # kafka-python is untyped
         """kafka-python's assignor interface around a ``ConsumerPartitionAssignor``."""
 
         def __init__(self, inner: ConsumerPartitionAssignor, protocol: RebalanceProtocol, rack: str | None) -> None:
@@ -166,6 +196,7 @@ def _adapter_class() -> type:
             """
             cooperative = self.protocol is RebalanceProtocol.COOPERATIVE
             owned = [tp for tp in self.owned if tp.topic in topics] if cooperative else []
+            report_measured_loads(self.inner, self.meter)
             subscription = Subscription(
                 topics,
                 user_data=self.inner.subscription_user_data(topics),
@@ -186,6 +217,7 @@ def _adapter_class() -> type:
         def on_assignment(self, assignment: Any, generation: int) -> None:
             partitions = tuple(TopicPartition(tp.topic, tp.partition) for tp in assignment.partitions())
             self.owned, self.generation = partitions, generation
+            note_assigned(self.meter, partitions)
             self.inner.on_assignment(Assignment(partitions, user_data=assignment.user_data), generation)
 
     return KafkaPythonAssignor

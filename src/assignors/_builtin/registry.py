@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from assignors._builtin.range import RangeAssignor
 from assignors._builtin.round_robin import RoundRobinAssignor
 from assignors._builtin.sticky.assignor import CooperativeStickyAssignor, StickyAssignor
+from assignors._builtin.weighted.assignor import WeightedStickyAssignor
 from assignors._core.errors import UnknownAssignorError
 
 if TYPE_CHECKING:
@@ -22,9 +23,14 @@ _FACTORIES: dict[str, Callable[[], ConsumerPartitionAssignor]] = {
     StickyAssignor.name: StickyAssignor,
     CooperativeStickyAssignor.name: CooperativeStickyAssignor,
 }
+# This library's own assignors, which no other client has: get_assignor knows them, assignor_names() (Kafka's
+# assignors, the ones every strategy list and comparison runs) does not list them.
+_OWN_FACTORIES: dict[str, Callable[[], ConsumerPartitionAssignor]] = {
+    WeightedStickyAssignor.name: WeightedStickyAssignor,
+}
 
 
-_BUILT_IN_TYPES = frozenset(_FACTORIES.values())
+_BUILT_IN_TYPES = frozenset(_FACTORIES.values()) | frozenset(_OWN_FACTORIES.values())
 
 
 def is_built_in(assignor: object) -> bool:
@@ -43,7 +49,7 @@ def is_built_in(assignor: object) -> bool:
 
 
 def get_assignor(name: str) -> ConsumerPartitionAssignor:
-    """A fresh instance of the built-in assignor called ``name`` (Kafka's names).
+    """A fresh instance of the built-in assignor called ``name`` (Kafka's names, and ``"weighted-sticky"``).
 
     >>> get_assignor("range")
     RangeAssignor()
@@ -51,13 +57,14 @@ def get_assignor(name: str) -> ConsumerPartitionAssignor:
     Raises:
         UnknownAssignorError: no built-in assignor has that name; the message lists the names.
     """
-    factory = _FACTORIES.get(name) if isinstance(name, str) else None
+    factory = (_FACTORIES.get(name) or _OWN_FACTORIES.get(name)) if isinstance(name, str) else None
     if factory is None:
-        msg = f"unknown assignor name={name!r}; the built-in assignors are {', '.join(map(repr, assignor_names()))}"
+        names = ", ".join(map(repr, (*assignor_names(), *_OWN_FACTORIES)))
+        msg = f"unknown assignor name={name!r}; the built-in assignors are {names}"
         raise UnknownAssignorError(msg)
     return factory()
 
 
 def assignor_names() -> tuple[str, ...]:
-    """The names of the built-in assignors, in Kafka's order."""
+    """The names of Kafka's built-in assignors, in Kafka's order (``get_assignor`` also knows ``weighted-sticky``)."""
     return tuple(_FACTORIES)

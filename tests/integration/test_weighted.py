@@ -1,0 +1,281 @@
+"""weighted-sticky in real groups on a real broker: the members measure what they consume and report it, the
+leader evens the measured loads within the guarantee, and a rebalance within the tolerance moves nothing.
+
+A producer writes 40 records/s to each of three hot partitions and 4 records/s to each of the nine others (twelve
+in all). Three members join and consume for a measurement window; a fourth joins (one rebalance, with the loads
+the first three measured); then a member subscribed only to another topic joins, so the group rebalances while
+its loads are within the tolerance. Two groups: kafka-python members (COOPERATIVE), and kafka-python beside
+aiokafka members (EAGER, aiokafka's only protocol).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+import pytest
+from aiokafka import AIOKafkaConsumer
+from confluent_kafka import Producer
+from kafka import KafkaConsumer
+
+from assignors import RebalanceProtocol, Subscription, TopicPartition
+from assignors._builtin.weighted.weights import merge_reports, resolve_weights
+from assignors._wire.weighted import decode_weighted_user_data
+from assignors.aiokafka import for_aiokafka
+from assignors.kafka_python import finish_joins, for_kafka_python
+from assignors.testing import KafkaBroker
+from integration.conftest import create_topic
+from integration.group_log import GroupLog
+from integration.members import (
+    HEARTBEAT_INTERVAL_MS,
+    JOIN_TIMEOUT_S,
+    PARTITIONS,
+    POLL_TIMEOUT_S,
+    SESSION_TIMEOUT_MS,
+    Led,
+    Member,
+    _AiokafkaListener,
+    _KafkaPythonListener,
+    close_kafka_python,
+    recording,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.kafka]
+
+HOT = (0, 1, 2)
+HOT_RATE, COLD_RATE = 40, 4  # records/s
+WINDOW_S = 8.0  # the members' measurement window: long enough that the rates' noise stays well inside the tolerance
+TOLERANCE = 0.1
+STRATEGY = "weighted-sticky"
+
+
+class SkewedProducer:
+    """Writes :data:`HOT_RATE` records/s to each hot partition and :data:`COLD_RATE` to each other one."""
+
+    def __init__(self, bootstrap: str, topic: str) -> None:
+        self.bootstrap, self.topic = bootstrap, topic
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="producer", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        producer = Producer({"bootstrap.servers": self.bootstrap, "linger.ms": 5, "log_level": 2})
+        tick = 0
+        while not self.stop.is_set():
+            for partition in range(PARTITIONS):
+                if partition in HOT or tick % (HOT_RATE // COLD_RATE) == 0:
+                    producer.produce(self.topic, value=b"x" * 100, partition=partition)
+            producer.poll(0)
+            tick += 1
+            time.sleep(1 / HOT_RATE)
+        producer.flush(10)
+
+    def finish(self) -> None:
+        self.stop.set()
+        self.thread.join(20)
+
+
+class WeightedKafkaPython(Member):
+    """A kafka-python consumer running our weighted-sticky, bound so that it measures and reports its loads."""
+
+    def __init__(
+        self, name: str, bootstrap: str, topic: str, group: str, log: GroupLog, led: list[Led], protocol: Any
+    ) -> None:
+        super().__init__(name)
+        adapter = for_kafka_python(STRATEGY, protocol=protocol)
+        self.consumer = KafkaConsumer(
+            bootstrap_servers=bootstrap,
+            group_id=group,
+            client_id=name,
+            enable_auto_commit=False,
+            session_timeout_ms=SESSION_TIMEOUT_MS,
+            heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS,
+            max_poll_interval_ms=10_000,
+            partition_assignment_strategy=[recording(adapter, led, name)],
+        )
+        adapter.bind(self.consumer, window_s=WINDOW_S)
+        finish_joins(self.consumer)
+        self.consumer.subscribe([topic], listener=_KafkaPythonListener(name, log))
+        self.thread.start()
+
+    def _consume(self) -> None:
+        try:
+            while not self.stop.is_set():
+                self.consumer.poll(timeout_ms=int(POLL_TIMEOUT_S * 1000))
+        finally:
+            close_kafka_python(self.consumer)
+
+
+class WeightedAiokafka(Member):
+    """An aiokafka consumer (EAGER) running our weighted-sticky, bound so that it measures and reports its loads."""
+
+    def __init__(
+        self, name: str, bootstrap: str, topic: str, group: str, log: GroupLog, led: list[Led], protocol: Any
+    ) -> None:
+        super().__init__(name)
+        del protocol  # EAGER, aiokafka's only one
+        self.bootstrap, self.topic, self.group, self.log, self.led = bootstrap, topic, group, log, led
+        self.thread.start()
+
+    def _consume(self) -> None:
+        asyncio.run(self._run())
+
+    async def _run(self) -> None:
+        adapter = recording(for_aiokafka(STRATEGY), self.led, self.name)
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            group_id=self.group,
+            client_id=self.name,
+            enable_auto_commit=False,
+            session_timeout_ms=SESSION_TIMEOUT_MS,
+            heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS,
+            max_poll_interval_ms=10_000,
+            partition_assignment_strategy=[adapter],
+        )
+        adapter.bind(consumer, window_s=WINDOW_S)
+        consumer.subscribe([self.topic], listener=_AiokafkaListener(self.name, self.log))
+        try:
+            await consumer.start()
+            while not self.stop.is_set():
+                await consumer.getmany(timeout_ms=int(POLL_TIMEOUT_S * 1000))
+        finally:
+            self.log.record(self.name, "revoked", self.log.holdings().get(self.name, set()))
+            await consumer.stop()
+
+
+def _settled(
+    log: GroupLog, members: list[str], *, deadline_s: float = 60.0, quiet_s: float = 3.0
+) -> dict[str, set[int]]:
+    """Wait until ``members`` hold every partition between them, each some, and no listener fired for ``quiet_s``."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        events = log.snapshot()
+        held = log.holdings()
+        mine = {m: held.get(m, set()) for m in members}
+        if (
+            set().union(*mine.values()) == set(range(PARTITIONS))
+            and all(mine.values())
+            and events
+            and time.monotonic() - events[-1].at >= quiet_s
+        ):
+            return mine
+        time.sleep(0.2)
+    pytest.fail(f"the group did not settle in {deadline_s} s; events: {log.snapshot()}")
+
+
+def _holding(log: GroupLog, member: str, partitions: set[int]) -> None:
+    """Wait until ``member`` holds ``partitions``."""
+    deadline = time.monotonic() + JOIN_TIMEOUT_S
+    while log.holdings().get(member) != partitions:
+        if time.monotonic() > deadline:
+            pytest.fail(f"{member} did not get {partitions} in {JOIN_TIMEOUT_S} s; events: {log.snapshot()}")
+        time.sleep(0.2)
+
+
+def _leader_weights(subscriptions: Mapping[str, Subscription], topic: str) -> dict[int, float]:
+    """The weights the leader used: the members' reports merged, unreported partitions at their topic's mean."""
+    decoded = [decode_weighted_user_data(s.user_data) for s in subscriptions.values() if s.user_data]
+    reports = merge_reports((d.generation, [*d.loads, *d.released]) for d in decoded)
+    weights = resolve_weights({topic: PARTITIONS}, None, reports)
+    return dict(enumerate(weights))
+
+
+def _condition_c(holdings: Mapping[str, set[int]], weights: Mapping[int, float]) -> list[str]:
+    """Every (u, p, v) with load(u) > load(v) + w(p) + tol (tol: the tolerance times the mean load)."""
+    load = {m: math.fsum(weights[p] for p in held) for m, held in holdings.items()}
+    tol = TOLERANCE * math.fsum(load.values()) / len(load)
+    return [
+        f"{u} ({load[u]:.1f}) holds {p} ({weights[p]:.1f}); {v} has {load[v]:.1f}"
+        for u, held in holdings.items()
+        for p in held
+        for v in holdings
+        if v != u and weights[p] > 0 and load[u] > load[v] + weights[p] + tol
+    ]
+
+
+@pytest.mark.parametrize(
+    "kinds",
+    [
+        pytest.param(("kp", "kp", "kp", "kp"), id="kafka-python-cooperative"),
+        pytest.param(("kp", "aio", "aio", "kp"), id="kafka-python-and-aiokafka-eager"),
+    ],
+)
+def test_measured_loads_are_evened_and_a_rebalance_within_the_tolerance_moves_nothing(
+    broker: KafkaBroker, topic: str, group: str, kinds: tuple[str, ...]
+) -> None:
+    """After the fourth member joins, the leader's measured loads satisfy condition C and no member holds two hot
+    partitions; a later rebalance moves nothing; no partition is ever held by two members."""
+    eager = "aio" in kinds
+    protocol = RebalanceProtocol.EAGER if eager else RebalanceProtocol.COOPERATIVE
+    other = f"other-{uuid.uuid4().hex[:12]}"
+    create_topic(broker.bootstrap_servers, other, 1)
+    log, other_log = GroupLog(), GroupLog()
+    led: list[Led] = []
+    classes = {"kp": WeightedKafkaPython, "aio": WeightedAiokafka}
+    start = {
+        name: partial(classes[kind], name, broker.bootstrap_servers, topic, group, log, led, protocol)
+        for name, kind in zip("abcd", kinds, strict=True)
+    }
+    producer = SkewedProducer(broker.bootstrap_servers, topic)
+    members: dict[str, Member] = {}
+    try:
+        for name in "abc":
+            members[name] = start[name]()
+        _settled(log, ["a", "b", "c"])
+        time.sleep(WINDOW_S)  # every partition measured over a whole window
+        led.clear()
+        members["d"] = start["d"]()
+        evened = _settled(log, ["a", "b", "c", "d"])
+        last = led[-1]
+        weights = _leader_weights(last.subscriptions, topic)
+        given = {m.split("-", 1)[0]: set(parts) for m, parts in last.assignment.items()}  # ids are client id-uuid
+        assert given == evened  # what the last round assigned is what the members hold
+        assert _condition_c(evened, weights) == []
+        assert set(sorted(weights, key=weights.__getitem__)[-3:]) == set(HOT)  # the leader saw the hot ones so
+        assert all(len(held & set(HOT)) <= 1 for held in evened.values()), evened
+        true = {m: sum(HOT_RATE if p in HOT else COLD_RATE for p in held) for m, held in evened.items()}
+        print(f"{kinds}: measured {weights}; held {evened}; written rates per member {true}")  # noqa: T201
+        time.sleep(2.0)
+        members["e"] = WeightedKafkaPython("e", broker.bootstrap_servers, other, group, other_log, led, protocol)
+        _holding(other_log, "e", {0})  # e's one partition, of ``other``
+        again = _settled(log, ["a", "b", "c", "d"], quiet_s=4.0)
+        assert again == evened  # within the tolerance: nothing moved
+        assert any(m.startswith("e-") for call in led for m in call.subscriptions)  # it rebalanced with e in it
+        assert log.double_ownership() == []
+    finally:
+        for running in members.values():
+            running.leave()
+        producer.finish()
+    assert {m.name: m.error for m in members.values()} == dict.fromkeys(members)
+
+
+def test_a_member_measures_what_it_consumes(broker: KafkaBroker, topic: str, group: str) -> None:
+    """A lone bound kafka-python member reports rates near what the producer writes (hot and cold alike)."""
+    log: GroupLog = GroupLog()
+    led: list[Led] = []
+    producer = SkewedProducer(broker.bootstrap_servers, topic)
+    member = WeightedKafkaPython("a", broker.bootstrap_servers, topic, group, log, led, RebalanceProtocol.COOPERATIVE)
+    try:
+        _settled(log, ["a"])
+        time.sleep(WINDOW_S + 1)
+        adapter = member.consumer.config["partition_assignment_strategy"][0]
+        rates = adapter.meter.rates()
+    finally:
+        member.leave()
+        producer.finish()
+    assert member.error is None
+    hot = [rates[TopicPartition(topic, p)] for p in HOT]
+    cold = [rates[TopicPartition(topic, p)] for p in range(PARTITIONS) if p not in HOT]
+    errors = [r / HOT_RATE - 1 for r in hot] + [r / COLD_RATE - 1 for r in cold]
+    print(  # noqa: T201 - the figures docs/weighted.md quotes
+        f"measured over {WINDOW_S:g} s: hot {[round(r, 1) for r in hot]} (written {HOT_RATE}/s), cold "
+        f"{[round(r, 1) for r in cold]} (written {COLD_RATE}/s); error {min(errors):+.1%} to {max(errors):+.1%}"
+    )
+    assert all(0.7 * HOT_RATE <= r <= 1.2 * HOT_RATE for r in hot), hot
+    assert all(0.5 * COLD_RATE <= r <= 1.5 * COLD_RATE for r in cold), cold
