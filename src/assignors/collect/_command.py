@@ -10,8 +10,8 @@ per flush, so Ctrl-C (or a crash) keeps everything written so far; ``--follow`` 
 tailing the topic. Needs the ``collect`` extra (confluent-kafka, pyarrow; only pyarrow with
 ``--from-dump``), imported only when the command runs.
 
-This module holds the command and the dump's reading; :mod:`spark_udfs.collect_tables` writes
-the tables and :mod:`spark_udfs.collect_kafka` reads a live cluster.
+This module holds the command and the dump's reading; :mod:`assignors.collect._tables` writes
+the tables and :mod:`assignors.collect._kafka` reads a live cluster.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from assignors._core.model import INT32_MAX
 from assignors.cli import CliError, read_json, read_text
+from assignors.collect._kafka import cluster_topic_ids, collect_topic
+from assignors.collect._tables import COLLECT_TABLES, Progress, TableWriter
 from assignors.offsets_topic import (
     HistoryBuilder,
     TopicCounts,
@@ -34,13 +36,11 @@ from assignors.offsets_topic import (
     read_formatter_output,
     timestamp_of,
 )
-from spark_udfs.collect_kafka import cluster_topic_ids, collect_topic
-from spark_udfs.collect_tables import COLLECT_TABLES, Progress, TableWriter
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["COLLECT_TABLES", "TableWriter", "cluster_topic_ids", "collect_dump", "collect_topic", "register", "run"]
+__all__ = ["COLLECT_TABLES", "TableWriter", "collect_dump", "register", "run"]
 
 OFFSETS_TOPIC = "__consumer_offsets"
 

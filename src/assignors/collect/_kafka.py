@@ -13,12 +13,12 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
-from assignors.cli import CliError
-from spark_udfs.collect_tables import Progress
+from assignors._core.errors import UsageError
+from assignors.collect._tables import Progress
 
 if TYPE_CHECKING:
+    from assignors.collect._tables import TableWriter
     from assignors.offsets_topic import HistoryBuilder
-    from spark_udfs.collect_tables import TableWriter
 
 __all__ = ["FLUSH_SECONDS", "METADATA_SECONDS", "cluster_topic_ids", "collect_topic"]
 
@@ -39,7 +39,7 @@ class _TopicReader:
         if described is None or described.error is not None or not described.partitions:
             reason = described.error if described is not None else "not found"
             msg = f"topic {topic!r}: {reason}"
-            raise CliError(msg)
+            raise UsageError(msg)
         self.partitions: list[int] = sorted(described.partitions)
         self.high: dict[int, int] = {}
         self.position: dict[int, int] = {}
@@ -62,7 +62,7 @@ class _TopicReader:
         elif error is not None:
             if error.fatal():
                 msg = f"reading {self.topic!r}: {error.str()}"
-                raise CliError(msg)
+                raise UsageError(msg)
             builder.errors.append(f"partition {number}: {error.str()}")
         else:
             offset: int = message.offset()

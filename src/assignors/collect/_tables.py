@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from assignors.cli import CliError
+from assignors._core.errors import UsageError
 from assignors.offsets_topic import ACTUAL_COLUMNS
-from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
+from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS  # until their one home in assignors lands (issue 35)
 
 if TYPE_CHECKING:
     from assignors.offsets_topic import HistoryBuilder
@@ -30,12 +30,12 @@ class TableWriter:
         self.root = Path(out)
         if self.root.exists() and not self.root.is_dir():
             msg = f"--out {out}: is a file, not a directory"
-            raise CliError(msg)
+            raise UsageError(msg)
         for table in COLLECT_TABLES:
             directory = self.root / table
             if directory.exists() and any(directory.glob("*.parquet")):
                 msg = f"{directory} already holds collected rows; choose another --out or remove it"
-                raise CliError(msg)
+                raise UsageError(msg)
         # The directories are made by the first write: a run that finds nothing leaves nothing behind.
         self._parts = 0
         kinds = {
