@@ -14,37 +14,77 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from assignors._core.errors import UsageError
+from assignors.collect._client import ClientEvents, ReadDeniedError, denied_message
 from assignors.collect._tables import Progress
 
 if TYPE_CHECKING:
     from assignors.collect._tables import TableWriter
     from assignors.offsets_topic import HistoryBuilder
 
-__all__ = ["FLUSH_SECONDS", "METADATA_SECONDS", "cluster_topic_ids", "collect_topic"]
+__all__ = ["CONNECT_SECONDS", "FLUSH_SECONDS", "METADATA_SECONDS", "cluster_topic_ids", "collect_topic", "connect"]
 
+CONNECT_SECONDS = 10.0
+"""How long ``collect`` waits for a cluster's first answer, and (without ``--follow``) for one lost mid-read
+(``--timeout``): a broker that restarts is back well within it (one here answers 3-4 s after its start)."""
 FLUSH_SECONDS = 2.0
 METADATA_SECONDS = 15.0
 """How long ``collect`` waits for the cluster's topic metadata (topic ids of KIP-848 records)."""
 
 
+_DENIED = ("TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED")
+
+
+def connect(
+    client: Any, settings: dict[str, str], events: ClientEvents, timeout: float, topic: str | None = None
+) -> Any:
+    """The cluster's metadata (of ``topic`` or of every topic), asked until ``timeout``; else one line naming why.
+
+    A refused login, an untrusted certificate or TLS spoken to a listener without it fail at once: waiting does
+    not change them.
+    """
+    from confluent_kafka import KafkaException
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            metadata = client.list_topics(topic, timeout=min(1.0, max(deadline - time.monotonic(), 0.1)))
+        except KafkaException:
+            client.poll(0.05)  # hands over librdkafka's errors and log lines
+            if events.decisive() or time.monotonic() >= deadline:
+                raise UsageError(events.explain(settings, timeout)) from None
+            continue
+        events.alive()
+        return metadata
+
+
 class _TopicReader:
     """One pass over a topic's partitions; tracks positions, end-of-partition and the high watermarks."""
 
-    def __init__(self, consumer: Any, topic: str) -> None:
-        from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+    def __init__(
+        self, consumer: Any, topic: str, settings: dict[str, str], events: ClientEvents, timeout: float
+    ) -> None:
+        from confluent_kafka import OFFSET_BEGINNING, KafkaException, TopicPartition
 
-        self.consumer, self.topic = consumer, topic
-        metadata = consumer.list_topics(topic, timeout=15)
+        self.consumer, self.topic, self.settings = consumer, topic, settings
+        metadata = connect(consumer, settings, events, timeout, topic)
         described = metadata.topics.get(topic)
+        if described is not None and described.error is not None and described.error.name() in _DENIED:
+            raise ReadDeniedError(denied_message(topic, settings))
         if described is None or described.error is not None or not described.partitions:
-            reason = described.error if described is not None else "not found"
+            reason = described.error.str() if described is not None and described.error is not None else "not found"
             msg = f"topic {topic!r}: {reason}"
             raise UsageError(msg)
         self.partitions: list[int] = sorted(described.partitions)
         self.high: dict[int, int] = {}
         self.position: dict[int, int] = {}
         for number in self.partitions:
-            low, high = consumer.get_watermark_offsets(TopicPartition(topic, number), timeout=15)
+            try:
+                low, high = consumer.get_watermark_offsets(TopicPartition(topic, number), timeout=timeout)
+            except KafkaException as error:
+                consumer.poll(0.05)
+                if error.args[0].name() in _DENIED:
+                    raise ReadDeniedError(denied_message(topic, settings)) from None
+                raise UsageError(events.explain(settings, timeout)) from None
             self.position[number], self.high[number] = low, high
         self.done = {p for p in self.partitions if self.high[p] <= self.position[p]}
         consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in self.partitions])
@@ -59,6 +99,10 @@ class _TopicReader:
         number: int = message.partition()
         if error is not None and error.code() == KafkaError._PARTITION_EOF:  # noqa: SLF001 - librdkafka's name
             self.done.add(number)
+        elif error is not None and error.name() in _DENIED:
+            raise ReadDeniedError(denied_message(self.topic, self.settings))
+        elif error is not None and error.name() == "GROUP_AUTHORIZATION_FAILED":
+            pass  # the consumer's group id is never joined nor committed to: its coordinator is not needed
         elif error is not None:
             if error.fatal():
                 msg = f"reading {self.topic!r}: {error.str()}"
@@ -94,10 +138,21 @@ def collect_topic(  # noqa: PLR0913 - the command's options
     follow: bool = False,
     progress: TextIO | None = None,
     flush_seconds: float = FLUSH_SECONDS,
+    timeout: float = CONNECT_SECONDS,
 ) -> None:
-    """Read every partition of ``topic`` from the earliest offset into the tables (until the end unless ``follow``)."""
-    from confluent_kafka import Consumer
+    """Read every partition of ``topic`` from the earliest offset into the tables (until the end unless ``follow``).
 
+    Without ``follow``, a cluster that stays unreachable for ``timeout`` seconds in the middle of the read ends it
+    with one line (what was read is written first); with ``follow`` the read waits for the cluster to come back and
+    goes on from where it was.
+
+    Raises:
+        UsageError: the cluster cannot be reached or refuses the login (one line naming the setting to change).
+        ReadDeniedError: the principal may not read ``topic`` (the ACL to ask for).
+    """
+    from confluent_kafka import Consumer, KafkaException
+
+    events = ClientEvents()
     config = {
         "group.id": "assignors-collect",  # never joined nor committed: partitions are assigned by hand
         "enable.auto.commit": False,
@@ -105,24 +160,55 @@ def collect_topic(  # noqa: PLR0913 - the command's options
         "isolation.level": "read_committed",
         "auto.offset.reset": "earliest",
         **settings,
+        **events.config(),
     }
-    consumer = Consumer(config)
-    meter = Progress(progress or sys.stderr)
     try:
-        reader = _TopicReader(consumer, topic)
+        consumer = Consumer(config)
+    except (KafkaException, ValueError) as error:
+        msg = f"--properties: {_error_text(error)}"
+        raise UsageError(msg) from None
+    meter = Progress(progress or sys.stderr)
+    out = progress or sys.stderr
+    finished = False
+    try:
+        reader = _TopicReader(consumer, topic, settings, events, timeout)
         last_flush = time.monotonic()
+        told = False
         while follow or not reader.at_end():
             message = consumer.poll(0.5)
             if message is not None:
+                events.alive()
+                told = False
                 reader.handle(message, builder)
-            if time.monotonic() - last_flush >= flush_seconds:
+            now = time.monotonic()
+            if events.down_since is not None and not told:
+                out.write(f"  {events.explain(settings, now - events.down_since)}: waiting for it\n")
+                told = True
+            if not follow and events.down_since is not None and now - events.down_since >= timeout:
+                writer.flush(builder)
+                msg = (
+                    f"lost the cluster after {builder.stats['records']} records ({events.explain(settings, timeout)}"
+                    f" for {timeout:g} s): {writer.written()}"
+                )
+                raise UsageError(msg)
+            if now - last_flush >= flush_seconds:
                 writer.flush(builder)
                 meter.report(builder, reader.lag())
                 last_flush = time.monotonic()
+        finished = True
     finally:
         writer.flush(builder)
+        if not finished:
+            writer.discard_if_empty()
         consumer.close()
-        meter.report(builder, None, final=True)
+        if finished:
+            meter.report(builder, None, final=True)
+
+
+def _error_text(error: BaseException) -> str:
+    """A librdkafka exception's own text (``KafkaError{...str="..."}`` unwrapped)."""
+    first = error.args[0] if error.args else error
+    return str(first.str()) if hasattr(first, "str") else str(first)
 
 
 def _kafka_uuid_text(topic_id: Any) -> str:
@@ -148,7 +234,7 @@ def cluster_topic_ids(settings: dict[str, str], timeout: float | None = None) ->
     from confluent_kafka.admin import AdminClient
 
     seconds = METADATA_SECONDS if timeout is None else timeout
-    config: dict[str, str | int | float | bool] = {**settings}
+    config: dict[str, Any] = {**settings, **ClientEvents().config()}
     admin = AdminClient(config)
     try:
         names = sorted(admin.list_topics(timeout=seconds).topics)
