@@ -135,6 +135,13 @@ class AdminHistory:
         ts = now if last is None or now > last else last + _ONE_TICK
         self._last_ts[group] = ts
         topics = sorted({p.rsplit("-", 1)[0] for _, _, assigned in members for p in assigned})
+        for topic in topics:
+            if topic not in self._counts:
+                self.warn_once(
+                    f"uncounted:{topic}",
+                    f"no partition count for topic {topic!r}: the cluster's metadata does not show it (ask for "
+                    f"DESCRIBE on TOPIC {topic}, or give the counts to evaluate with --topics)",
+                )
         for member_id, instance, assigned in members:
             self.membership.append(
                 {
@@ -236,6 +243,7 @@ def collect_admin(  # noqa: PLR0913 - the command's options
     interval: float = DEFAULT_INTERVAL,
     progress: TextIO | None = None,
     timeout: float = 10.0,
+    announce: str = "",
 ) -> None:
     """Poll the groups' descriptions into the tables: once, or every ``interval`` seconds with ``follow``.
 
@@ -254,6 +262,7 @@ def collect_admin(  # noqa: PLR0913 - the command's options
     out = progress or sys.stderr
     meter = Progress(out)
     connect(admin, settings, events, timeout)
+    out.write(announce)
     finished = False
     try:
         down = False

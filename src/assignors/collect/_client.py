@@ -24,6 +24,7 @@ from assignors._core.errors import UsageError
 
 __all__ = [
     "HIDDEN",
+    "KNOWN_NAMES",
     "ClientEvents",
     "ReadDeniedError",
     "Redactor",
@@ -70,18 +71,78 @@ class Redactor:
         for name, value in settings.items():  # the parts of a JAAS line (its password) on their own too
             if name.strip().lower() == "sasl.jaas.config":
                 values.update(v for v in _jaas_options(value).values() if v)
+                values.update(q or b for _, q, b in _JAAS_OPTION.findall(value) if q or b)  # as written, escaped
         return cls(sorted(values, key=len, reverse=True))
 
     def __call__(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, HIDDEN)
-        return text
+        """``text`` with every stretch that is (part of) an occurrence of a secret replaced by ``[hidden]``."""
+        covered: list[tuple[int, int]] = []
+        for secret in filter(None, self.secrets):
+            start = text.find(secret)
+            while start != -1:
+                covered.append((start, start + len(secret)))
+                start = text.find(secret, start + 1)
+        if not covered:
+            return text
+        parts, position = [], 0
+        for start, end in _merged(covered):
+            parts += [text[position:start], HIDDEN]
+            position = end
+        return "".join([*parts, text[position:]])
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+KNOWN_NAMES = frozenset(
+    {
+        "bootstrap.servers",
+        "security.protocol",
+        "sasl.mechanism",
+        "sasl.mechanisms",
+        "sasl.username",
+        "sasl.password",
+        "sasl.jaas.config",
+        "sasl.oauthbearer.config",
+        "sasl.oauthbearer.method",
+        "sasl.oauthbearer.client.id",
+        "sasl.oauthbearer.client.secret",
+        "sasl.oauthbearer.token.endpoint.url",
+        "sasl.kerberos.service.name",
+        "ssl.ca.location",
+        "ssl.certificate.location",
+        "ssl.key.location",
+        "ssl.key.password",
+        "ssl.keystore.location",
+        "ssl.keystore.password",
+        "ssl.truststore.location",
+        "ssl.truststore.password",
+        "ssl.endpoint.identification.algorithm",
+        "client.id",
+        "client.dns.lookup",
+        "socket.timeout.ms",
+        "request.timeout.ms",
+    }
+)
+"""Settings' names a malformed line may be named by (its first word); any other word is not shown."""
 
 
 def _line_word(line: str) -> str:
-    """The first word of a malformed line when it reads as a setting's name (``sasl.password``), else empty."""
-    found = _NAME.match(line.strip())
-    return found.group(0) if found else ""
+    """The first word of a malformed line when it is a known setting's name followed by a space, a ``:`` or nothing
+    (``sasl.password``), else empty: no other part of the line is ever shown."""
+    text = line.strip()
+    found = _NAME.match(text)
+    if found is None or found.group(0).lower() not in KNOWN_NAMES:
+        return ""
+    rest = text[found.end() :]
+    return found.group(0) if not rest or rest[0].isspace() or rest[0] == ":" else ""
 
 
 def read_properties(text: str, where: str) -> dict[str, str]:

@@ -365,10 +365,16 @@ def _run(args: argparse.Namespace, stream: TextIO, progress: TextIO, redact: Red
         if args.from_dump:
             collect_dump(args.from_dump, builder, writer, progress)
         else:
-            progress.write(f"route: {args.topic} (every record from the earliest offset; READ on the topic)\n")
             builder.resolve_topic_ids = lambda: cluster_topic_ids(settings)
             collect_topic(
-                settings, args.topic, builder, writer, follow=args.follow, progress=progress, timeout=args.timeout
+                settings,
+                args.topic,
+                builder,
+                writer,
+                follow=args.follow,
+                progress=progress,
+                timeout=args.timeout,
+                announce=f"route: {args.topic} (every record from the earliest offset; READ on the topic)\n",
             )
     except ReadDeniedError as denied:
         writer.discard_if_empty()
@@ -396,9 +402,9 @@ def _run_admin(
     if writer.resumed:
         history.resume(writer.existing("actual"), writer.existing("topics"))
     every = f"every {args.interval:g} s until Ctrl-C" if args.follow else "once (--follow polls on)"
-    progress.write(f"route: the Admin API, describing the groups {every} (DESCRIBE on the groups)\n")
+    announce = f"route: the Admin API, describing the groups {every} (DESCRIBE on the groups)\n"
     if writer.resumed:
-        progress.write(
+        announce += (
             f"resuming the tables in {args.out}: {history.stats['resumed snapshots']} snapshots of "
             f"{len(history._generation)} groups were there\n"  # noqa: SLF001 - its own count
         )
@@ -411,6 +417,7 @@ def _run_admin(
             interval=args.interval,
             progress=progress,
             timeout=args.timeout,
+            announce=announce,
         )
     except KeyboardInterrupt:
         progress.write("interrupted: the tables hold every snapshot taken so far\n")

@@ -86,7 +86,9 @@ class _TopicReader:
                     raise ReadDeniedError(denied_message(topic, settings)) from None
                 raise UsageError(events.explain(settings, timeout)) from None
             self.position[number], self.high[number] = low, high
-        self.done = {p for p in self.partitions if self.high[p] <= self.position[p]}
+        # Done when librdkafka says so (end of partition), also for an empty one: its first fetch is where a
+        # principal without READ is refused (with DESCRIBE, the metadata and the offsets above answer).
+        self.done: set[int] = set()
         consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in self.partitions])
 
     def at_end(self) -> bool:
@@ -139,6 +141,7 @@ def collect_topic(  # noqa: PLR0913 - the command's options
     progress: TextIO | None = None,
     flush_seconds: float = FLUSH_SECONDS,
     timeout: float = CONNECT_SECONDS,
+    announce: str = "",
 ) -> None:
     """Read every partition of ``topic`` from the earliest offset into the tables (until the end unless ``follow``).
 
@@ -172,6 +175,7 @@ def collect_topic(  # noqa: PLR0913 - the command's options
     finished = False
     try:
         reader = _TopicReader(consumer, topic, settings, events, timeout)
+        out.write(announce)
         last_flush = time.monotonic()
         told = False
         while follow or not reader.at_end():
