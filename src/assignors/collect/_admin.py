@@ -286,6 +286,9 @@ def collect_admin(  # noqa: PLR0913 - the command's options
                 break
             time.sleep(max(interval - (time.monotonic() - began), 0.0))
         finished = True
+    except KeyboardInterrupt:
+        finished = True  # Ctrl-C: the tables are what was asked for, empty or not
+        raise
     finally:
         writer.flush(history)
         if not finished:

@@ -200,6 +200,9 @@ def collect_topic(  # noqa: PLR0913 - the command's options
                 meter.report(builder, reader.lag())
                 last_flush = time.monotonic()
         finished = True
+    except KeyboardInterrupt:
+        finished = True  # Ctrl-C: the tables are what was asked for, empty or not
+        raise
     finally:
         writer.flush(builder)
         if not finished:
