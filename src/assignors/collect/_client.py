@@ -239,8 +239,11 @@ class ClientEvents:
             self.down_since = time.monotonic()
 
     def alive(self) -> None:
-        """The cluster answered (a record, the end of a partition, metadata)."""
+        """The cluster answered (a record, the end of a partition, metadata): what went wrong before is over."""
         self.down_since = None
+        if self.errors or self.logs:
+            self.errors.clear()
+            self.logs.clear()
 
     def decisive(self) -> bool:
         """Whether an error so far will not go away by waiting (a refused login, an untrusted certificate, TLS
@@ -274,6 +277,8 @@ class ClientEvents:
         handshake = next((t for t in texts if "SSL handshake failed" in t), None)
         if handshake is not None:
             return f"cannot connect to {server} over TLS: {_after(handshake, 'SSL handshake failed: ')}"
+        if any("Connection refused" in t for t in texts):
+            return f"cannot reach {server}: connection refused (is the address right, and the broker up?)"
         closed = [t for t in texts if "connection closed by peer" in t or "Disconnected" in t]
         if closed and "SSL" not in protocol and any("APIVERSION_QUERY" in t for t in closed):
             return (
@@ -288,8 +293,6 @@ class ClientEvents:
                 "security.protocol=SASL_PLAINTEXT (or SASL_SSL), sasl.mechanism, sasl.username and sasl.password "
                 "in --properties"
             )
-        if any("Connection refused" in t for t in texts):
-            return f"cannot reach {server}: connection refused (is the address right, and the broker up?)"
         if any("resolve" in t.lower() for t in texts):
             return f"cannot reach {server}: the host name does not resolve"
         last = f" (last: {_after(texts[-1], ': ')})" if texts else ""

@@ -94,33 +94,36 @@ class _TopicReader:
     def at_end(self) -> bool:
         return len(self.done) == len(self.partitions)
 
-    def handle(self, message: Any, builder: HistoryBuilder) -> None:
+    def handle(self, message: Any, builder: HistoryBuilder) -> bool:
+        """Fold one message; whether the topic answered (a record or the end of a partition)."""
         from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, KafkaError
 
         error = message.error()
         number: int = message.partition()
         if error is not None and error.code() == KafkaError._PARTITION_EOF:  # noqa: SLF001 - librdkafka's name
             self.done.add(number)
-        elif error is not None and error.name() in _DENIED:
+            return True
+        if error is not None and error.name() in _DENIED:
             raise ReadDeniedError(denied_message(self.topic, self.settings))
-        elif error is not None and error.name() == "GROUP_AUTHORIZATION_FAILED":
-            pass  # the consumer's group id is never joined nor committed to: its coordinator is not needed
-        elif error is not None:
+        if error is not None and error.name() == "GROUP_AUTHORIZATION_FAILED":
+            return False  # the consumer's group id is never joined nor committed to: its coordinator is not needed
+        if error is not None:
             if error.fatal():
                 msg = f"reading {self.topic!r}: {error.str()}"
                 raise UsageError(msg)
             builder.errors.append(f"partition {number}: {error.str()}")
+            return False
+        offset: int = message.offset()
+        self.position[number] = offset + 1
+        self.done.discard(number)
+        kind, stamp = message.timestamp()
+        key = message.key()
+        if key is None:
+            builder.stats["records without a key"] += 1
         else:
-            offset: int = message.offset()
-            self.position[number] = offset + 1
-            self.done.discard(number)
-            kind, stamp = message.timestamp()
-            key = message.key()
-            if key is None:
-                builder.stats["records without a key"] += 1
-            else:
-                ms = None if kind == TIMESTAMP_NOT_AVAILABLE else stamp
-                builder.add_raw(key, message.value(), ms, f"partition {number} offset {offset}")
+            ms = None if kind == TIMESTAMP_NOT_AVAILABLE else stamp
+            builder.add_raw(key, message.value(), ms, f"partition {number} offset {offset}")
+        return True
 
     def lag(self) -> int:
         from confluent_kafka import TopicPartition
@@ -175,7 +178,6 @@ def collect_topic(  # noqa: PLR0913 - the command's options
     finished = False
     try:
         reader = _TopicReader(consumer, topic, settings, events, timeout)
-        out.write(announce)
         last_flush = time.monotonic()
         told = False
         while follow or not reader.at_end():
@@ -183,19 +185,18 @@ def collect_topic(  # noqa: PLR0913 - the command's options
             if message is not None:
                 events.alive()
                 told = False
-                reader.handle(message, builder)
-            now = time.monotonic()
-            if events.down_since is not None and not told:
-                out.write(f"  {events.explain(settings, now - events.down_since)}: waiting for it\n")
-                told = True
-            if not follow and events.down_since is not None and now - events.down_since >= timeout:
+                if reader.handle(message, builder) and announce:
+                    out.write(announce)  # once the topic answered a fetch: READ is granted
+                    announce = ""
+            told = _watch(events, settings, out, told=told, give_up=None if follow else timeout)
+            if events.down_since is not None and time.monotonic() - events.down_since >= timeout and not follow:
                 writer.flush(builder)
                 msg = (
                     f"lost the cluster after {builder.stats['records']} records ({events.explain(settings, timeout)}"
                     f" for {timeout:g} s): {writer.written()}"
                 )
                 raise UsageError(msg)
-            if now - last_flush >= flush_seconds:
+            if time.monotonic() - last_flush >= flush_seconds:
                 writer.flush(builder)
                 meter.report(builder, reader.lag())
                 last_flush = time.monotonic()
@@ -210,6 +211,15 @@ def collect_topic(  # noqa: PLR0913 - the command's options
         consumer.close()
         if finished:
             meter.report(builder, None, final=True)
+
+
+def _watch(events: ClientEvents, settings: dict[str, str], out: TextIO, *, told: bool, give_up: float | None) -> bool:
+    """Say once that the cluster is lost (and for how long it is waited for); whether it was said."""
+    if events.down_since is None or told:
+        return told
+    then = "waiting for it" if give_up is None else f"waiting {give_up:g} s for it"
+    out.write(f"  {events.explain(settings, time.monotonic() - events.down_since)}: {then}\n")
+    return True
 
 
 def _error_text(error: BaseException) -> str:
