@@ -38,7 +38,7 @@ EXECUTABLE = Path(sys.executable).with_name("assignors")
 USERS = {"alice": "alice-pw-7f3a91", "bob": "bob-pw-c2d4e8", "carol": "carol-pw-5b6a0f"}
 WRONG = "wrong-pw-9e8d7c"
 SECRETS = (*USERS.values(), WRONG)
-TIMEOUT = 4.0  # --timeout of the failing cases: each must end well within it and the start-up of Python
+TIMEOUT = 2.5  # --timeout of the failing cases: each must end well within it and the start-up of Python
 T0 = 1_760_000_000_000
 
 

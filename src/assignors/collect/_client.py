@@ -120,6 +120,7 @@ KNOWN_NAMES = frozenset(
         "ssl.certificate.location",
         "ssl.key.location",
         "ssl.key.password",
+        "ssl.key.pem",
         "ssl.keystore.location",
         "ssl.keystore.password",
         "ssl.truststore.location",
@@ -170,12 +171,18 @@ def read_properties(text: str, where: str) -> dict[str, str]:
         logical.append(pending)
     for number, line in logical:
         name, sep, value = line.partition("=")
-        if not sep or not name.strip():
+        name = name.strip()
+        if not sep or not name or any(c.isspace() for c in name):
             word = _line_word(line)
             shown = f"{word!r} " if word and word == line.strip() else (f"'{word} ...' " if word else "")
             msg = f"{where} line {number}: {shown}is not key=value" + ("" if word else " (the line is not shown)")
             raise UsageError(msg)
-        settings[name.strip()] = value.strip()
+        if is_secret(name) and name.lower() not in KNOWN_NAMES:
+            # a secret's name run into its value ("sasl.passwordhunter2=..."): the name would print part of it
+            msg = f"{where} line {number}: a setting named as a secret is not one librdkafka knows"
+            msg += " (the line is not shown)"
+            raise UsageError(msg)
+        settings[name] = value.strip()
     return settings
 
 
