@@ -148,10 +148,12 @@ def test_every_failure_on_the_way_in_is_one_named_line_and_leaves_nothing(broker
             ),
         ),
     ]
+    cases.append((broker.listener("SASL_PLAINTEXT"), cases[2][1], cases[2][2]))  # the Admin route: the same line
     for number, (bootstrap, settings, expected) in enumerate(cases):
         out = tmp_path / f"out-{number}"
         given = properties(tmp_path / f"client-{number}.properties", settings)
         argv = ["collect", "--bootstrap-servers", bootstrap, "--properties", str(given), "--out", str(out)]
+        argv += ["--via", "admin"] if number == len(cases) - 1 else []
         status, printed, err, taken = cli(*argv, "--timeout", str(TIMEOUT))
         assert (status, printed) == (2, ""), (bootstrap, err)
         assert err.startswith("assignors collect: error: "), err

@@ -273,7 +273,7 @@ def collect_admin(  # noqa: PLR0913 - the command's options
                 if down:
                     out.write("  the cluster answers again: polling goes on\n")
                 down = False
-            except KafkaException:
+            except (KafkaException, TimeoutError):  # a future not done in time is concurrent.futures' TimeoutError
                 admin.poll(0.05)
                 if not follow:
                     raise UsageError(events.explain(settings, timeout)) from None
