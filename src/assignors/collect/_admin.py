@@ -84,6 +84,11 @@ class AdminHistory:
             len({r["snapshot_ts"] for r in actual if r["group_id"] == g}) for g in last
         )
 
+    @property
+    def groups_recorded(self) -> int:
+        """Groups with a snapshot in the tables (this run's and the runs it continues)."""
+        return len(self._generation)
+
     def warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:
             self._warned.add(key)

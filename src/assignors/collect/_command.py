@@ -406,7 +406,7 @@ def _run_admin(
     if writer.resumed:
         announce += (
             f"resuming the tables in {args.out}: {history.stats['resumed snapshots']} snapshots of "
-            f"{len(history._generation)} groups were there\n"  # noqa: SLF001 - its own count
+            f"{history.groups_recorded} groups were there\n"
         )
     try:
         collect_admin(
