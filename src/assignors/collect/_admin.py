@@ -62,6 +62,8 @@ class AdminHistory:
     _last_ts: dict[str, dt.datetime] = field(default_factory=dict)
     _counts: dict[str, list[tuple[dt.datetime | None, int]]] = field(default_factory=dict)
     _warned: set[str] = field(default_factory=set)
+    _assigned: set[str] = field(default_factory=set)
+    """Topics assigned in a snapshot: the only ones the topics table holds."""
 
     def resume(self, actual: list[Row], topics: list[Row]) -> None:
         """Go on from the tables a previous run wrote: each group's last snapshot and count, the topics' counts."""
@@ -80,6 +82,7 @@ class AdminHistory:
             self._last_ts[group] = ts
         for row in topics:
             self._counts.setdefault(row["topic"], []).append((row["valid_from"], row["partitions"]))
+            self._assigned.add(row["topic"])
         self.stats["resumed snapshots"] = sum(
             len({r["snapshot_ts"] for r in actual if r["group_id"] == g}) for g in last
         )
@@ -140,6 +143,7 @@ class AdminHistory:
         ts = now if last is None or now > last else last + _ONE_TICK
         self._last_ts[group] = ts
         topics = sorted({p.rsplit("-", 1)[0] for _, _, assigned in members for p in assigned})
+        self._assigned.update(topics)
         for topic in topics:
             if topic not in self._counts:
                 self.warn_once(
@@ -183,6 +187,7 @@ class AdminHistory:
         return [
             {"topic": topic, "partitions": count, "valid_from": since}
             for topic, rows in sorted(self._counts.items())
+            if topic in self._assigned
             for since, count in rows
         ]
 
@@ -201,6 +206,11 @@ def _poll_once(admin: Any, history: AdminHistory, timeout: float) -> int:
 
     from confluent_kafka import KafkaException
 
+    metadata = admin.list_topics(timeout=timeout)  # first: a cluster that does not answer raises here
+    history.observe_counts(
+        {name: len(topic.partitions) for name, topic in metadata.topics.items() if topic.error is None},
+        _now(),
+    )
     listed = admin.list_consumer_groups(request_timeout=timeout).result(timeout=timeout + 5)
     for error in listed.errors or ():
         history.warn_once(f"list:{error}", f"listing groups: {error}")
@@ -213,11 +223,6 @@ def _poll_once(admin: Any, history: AdminHistory, timeout: float) -> int:
         return 0
     futures = admin.describe_consumer_groups(ids, request_timeout=timeout)
     wait(list(futures.values()), timeout=timeout + 5)
-    metadata = admin.list_topics(timeout=timeout)
-    history.observe_counts(
-        {name: len(topic.partitions) for name, topic in metadata.topics.items() if topic.error is None},
-        _now(),
-    )
     taken = 0
     for group, future in sorted(futures.items()):
         try:
