@@ -14,10 +14,10 @@ any package of a lower layer, never one of its own layer or above:
 6. ``testing``: the property-based kit.
 7. The facades (``assignors``, ``rebalance``, ``consumer_protocol``, ``metrics``): re-exports only, and no module
    of the package imports them.
-8. ``_assign`` and ``_clients``: the ``assign`` command's engine, the client adapters' shared helpers.
+8. ``_assign``, ``_clients`` and ``collect``: the ``assign`` command's engine, the client adapters' shared helpers,
+   the ``collect`` command (beside the decoder it is built on).
 9. The entry points and adapters (``cli``, ``kafka_python``, ``aiokafka``), imported by nothing but ``__main__``.
-10. ``__main__``, ``_member`` (a real group's member process) and ``collect`` (the ``assignors collect`` command,
-    loaded by ``cli`` through its entry point).
+10. ``__main__``.
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         {"_groups"},
         {"testing"},
         {"assignors", "rebalance", "consumer_protocol", "metrics"},
-        {"_assign", "_clients"},
+        {"_assign", "_clients", "collect"},
         {"cli", "kafka_python", "aiokafka"},
-        {"__main__", "_member", "collect"},
+        {"__main__", "_member"},
     )
 )
 FACADES = LAYERS[7]
@@ -139,7 +139,6 @@ def test_nothing_imports_a_facade_or_an_entry_point() -> None:
         ("assignors.__main__", "assignors.cli"),
         ("assignors._member", "assignors.kafka_python"),
         ("assignors._member", "assignors.aiokafka"),
-        ("assignors.collect._command", "assignors.cli"),  # the command's file readers
     }
     wrong = [
         f"{e.source}:{e.line} imports {e.target}"

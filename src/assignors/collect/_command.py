@@ -25,8 +25,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from assignors._core.errors import UsageError as CliError
+from assignors._core.files import read_json, read_text
 from assignors._core.model import INT32_MAX
-from assignors.cli import CliError, read_json, read_text
 from assignors.collect._admin import DEFAULT_INTERVAL, AdminHistory, collect_admin
 from assignors.collect._client import ReadDeniedError, Redactor, client_settings, read_properties
 from assignors.collect._kafka import CONNECT_SECONDS, cluster_topic_ids, collect_topic
