@@ -25,13 +25,13 @@ import importlib.metadata
 import json
 import logging
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assignors._assign import assign_snapshot
 from assignors._builtin.registry import assignor_names
 from assignors._classic.timeline import timeline_json
 from assignors._core.errors import AssignorError, UsageError
+from assignors._core.files import read_json, read_text
 from assignors._core.snapshot import parse_snapshot
 from assignors._groups.scenario import parse_scenario
 from assignors._groups.simulator import GroupSimulator
@@ -51,30 +51,6 @@ COMMAND_GROUP = "assignors.commands"
 
 CliError = UsageError
 """The old name of :class:`~assignors.UsageError` (printed as one line, exit status 2)."""
-
-
-def read_text(path: str, option: str = "") -> str:
-    """The UTF-8 text of the file a command reads, or a one-line :class:`CliError` naming ``option`` and ``path``."""
-    where = f"{option} {path}" if option else path
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        msg = f"{where}: cannot read: {error.strerror or error}"
-        raise CliError(msg) from None
-    except UnicodeDecodeError as error:
-        msg = f"{where}: not UTF-8 text ({error.reason} at byte {error.start})"
-        raise CliError(msg) from None
-
-
-def read_json(path: str, option: str = "") -> object:
-    """The JSON value of the file a command reads, or a one-line :class:`CliError` naming where it does not parse."""
-    text = read_text(path, option)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        where = f"{option} {path}" if option else path
-        msg = f"{where}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
-        raise CliError(msg) from None
 
 
 def _cmd_assign(args: argparse.Namespace) -> int:

@@ -353,9 +353,11 @@ def test_a_bad_option_file_of_collect_is_one_line_and_writes_nothing(
     ("content", "message"),
     [
         (None, "--properties FILE: cannot read: No such file or directory"),
-        ("# comment\nsecurity.protocol\n", "--properties FILE: 'security.protocol' is not key=value"),
+        ("# comment\nsecurity.protocol\n", "--properties FILE line 2: 'security.protocol' is not key=value"),
+        ("sasl.password hunter2-secret\n", "--properties FILE line 1: 'sasl.password ...' is not key=value"),
+        ("hunter2-secret\n", "--properties FILE line 1: is not key=value (the line is not shown)"),
     ],
-    ids=["missing", "not-key-value"],
+    ids=["missing", "not-key-value", "a-password-without-its-equals-sign", "a-lone-password"],
 )
 def test_a_bad_properties_file_is_refused_before_connecting(tmp_path: Path, content: str | None, message: str) -> None:
     given = tmp_path / "client.properties"

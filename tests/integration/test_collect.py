@@ -470,7 +470,7 @@ def test_a_topic_ids_file_wins_over_the_cluster(collected: Collected, tmp_path: 
     """``--topic-ids`` names an id its own way; ids it does not name still come from the cluster."""
     import pyarrow.parquet as pq
 
-    from spark_udfs.collect import cluster_topic_ids
+    from assignors.collect import cluster_topic_ids
 
     ids = cluster_topic_ids({"bootstrap.servers": collected.bootstrap})
     orders = next(i for i, name in ids.items() if name == "orders")

@@ -15,7 +15,24 @@ names a group coordinator (the first FindCoordinator creates ``__consumer_offset
 minimum session and heartbeat intervals for both group protocols, and on 4.3+
 ``group.consumer.assignment.interval.ms=0`` (the consumer protocol computes a new target assignment at once).
 
-Standard library only: the Java side needs ``java`` (17+) and, for the Maven route, ``mvn``.
+Secured listeners, for tests of what clients see on the clusters operators run (all off by default; the
+``PLAINTEXT`` listener of :attr:`KafkaBroker.bootstrap_servers` always stays, for the test's own admin work):
+
+- ``sasl_users={"alice": "alice-secret"}``: a ``SASL_PLAINTEXT`` listener taking PLAIN, SCRAM-SHA-256 and
+  SCRAM-SHA-512 logins of these users (the SCRAM credentials are written when the storage is formatted,
+  ``StorageTool format --add-scram``, as KRaft needs them before the broker runs);
+- ``tls=True``: an ``SSL`` listener (and ``SASL_SSL`` with ``sasl_users``) with a certificate for 127.0.0.1
+  signed by a certificate authority made for this broker with ``openssl`` in its data folder
+  (:attr:`KafkaBroker.ca_file`, the PEM file clients trust); nothing is kept after ``stop()``;
+- ``authorizer=True``: Kafka's ``StandardAuthorizer`` (KRaft's ACLs), with no ACL nothing is allowed; the super
+  users are ``User:ANONYMOUS`` (the broker's own PLAINTEXT and controller listeners, and TLS without client
+  certificates) and ``super_users``.
+
+:meth:`KafkaBroker.listener` gives each listener's address and :meth:`KafkaBroker.client_settings` the
+librdkafka settings of a client of one.
+
+Standard library only: the Java side needs ``java`` (17+) and, for the Maven route, ``mvn`` (and ``openssl``
+for ``tls=True``).
 """
 
 from __future__ import annotations
@@ -43,6 +60,7 @@ DEFAULT_KAFKA_VERSION = "4.4.0"
 """The Kafka version used when none is given: the one ``jvm/pom.xml`` pins (a test keeps the two equal)."""
 
 _MAVEN_TIMEOUT = 900.0
+_TLS_STORE_PASSWORD = "assignors-test-store"  # noqa: S105 - a throw-away keystore's, made per broker
 _LOG4J = "2.25.5"  # the log4j-core of Kafka 4.x: its SLF4J binding, so the broker's log says why it failed
 
 _LOG_CONFIG = """\
@@ -258,6 +276,10 @@ class KafkaBroker:
         data_dir: where to keep the log and metadata (default: a new temporary folder, removed by ``stop()``).
         start_timeout: seconds to wait for the broker to answer before failing with its log.
         java: the ``java`` executable (default ``$JAVA_HOME/bin/java``, else ``java`` on the PATH).
+        sasl_users: user name -> password: a ``SASL_PLAINTEXT`` listener (PLAIN, SCRAM-SHA-256/512 logins).
+        tls: an ``SSL`` listener (and ``SASL_SSL`` with ``sasl_users``), its certificate signed by :attr:`ca_file`.
+        authorizer: Kafka's ``StandardAuthorizer`` with ACLs (nothing allowed without one).
+        super_users: user names allowed everything under the authorizer (besides ``ANONYMOUS``).
     """
 
     def __init__(  # noqa: PLR0913 - every one a keyword with a default
@@ -271,7 +293,22 @@ class KafkaBroker:
         data_dir: str | os.PathLike[str] | None = None,
         start_timeout: float = 90.0,
         java: str | None = None,
+        sasl_users: Mapping[str, str] | None = None,
+        tls: bool = False,
+        authorizer: bool = False,
+        super_users: Sequence[str] = (),
     ) -> None:
+        self._sasl_users = dict(sasl_users or {})
+        for name, password in self._sasl_users.items():
+            if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or not re.fullmatch(r"[^\s\"\\,\]=]+", password):
+                msg = f'sasl_users: user {name!r}: names are [A-Za-z0-9_.-]+, passwords without spaces or "\\,]='
+                raise KafkaBrokerError(msg)
+        self._tls = tls
+        self._authorizer = authorizer
+        self._super_users = tuple(super_users)
+        self._listeners: dict[str, int] = {}
+        self.ca_file: Path | None = None
+        """With ``tls=True``, once started: the PEM certificate of the authority that signed the broker's."""
         if isinstance(classpath, str):
             classpath = [entry for entry in classpath.split(os.pathsep) if entry]
         self._classpath = list(classpath) if classpath is not None else None
@@ -301,6 +338,36 @@ class KafkaBroker:
             raise KafkaBrokerError(msg)
         return f"{LOOPBACK}:{self._port}"
 
+    def listener(self, protocol: str = "PLAINTEXT") -> str:
+        """``127.0.0.1:PORT`` of the listener of a security protocol (``PLAINTEXT``, ``SASL_PLAINTEXT``, ``SSL``,
+        ``SASL_SSL``), as far as the broker was made with it."""
+        if protocol == "PLAINTEXT":
+            return self.bootstrap_servers
+        if protocol not in self._listeners:
+            msg = f"the broker has no {protocol} listener (it has {', '.join(['PLAINTEXT', *self._listeners])})"
+            raise KafkaBrokerError(msg)
+        return f"{LOOPBACK}:{self._listeners[protocol]}"
+
+    def client_settings(
+        self,
+        protocol: str = "PLAINTEXT",
+        *,
+        user: str | None = None,
+        password: str | None = None,
+        mechanism: str = "PLAIN",
+    ) -> dict[str, str]:
+        """librdkafka settings (confluent-kafka) of a client of the ``protocol`` listener, logged in as ``user``
+        (with its own password unless ``password`` is given) with ``mechanism`` (PLAIN, SCRAM-SHA-256/512)."""
+        settings = {"bootstrap.servers": self.listener(protocol), "security.protocol": protocol.lower()}
+        if protocol.endswith("SSL") and self.ca_file is not None:
+            settings["ssl.ca.location"] = str(self.ca_file)
+        if protocol.startswith("SASL"):
+            name = user if user is not None else next(iter(self._sasl_users))
+            settings["sasl.mechanism"] = mechanism
+            settings["sasl.username"] = name
+            settings["sasl.password"] = password if password is not None else self._sasl_users.get(name, "")
+        return settings
+
     @property
     def pid(self) -> int | None:
         """The broker JVM's process id while it runs."""
@@ -318,6 +385,11 @@ class KafkaBroker:
             self._dir = self._given_dir or Path(tempfile.mkdtemp(prefix="kafka-broker-"))
             self._dir.mkdir(parents=True, exist_ok=True)
             self._port, self._controller_port = free_port(), free_port()
+            protocols = (["SASL_PLAINTEXT"] if self._sasl_users else []) + (["SSL"] if self._tls else [])
+            protocols += ["SASL_SSL"] if self._sasl_users and self._tls else []
+            self._listeners = {protocol: free_port() for protocol in protocols}
+            if self._tls:
+                self._make_certificates()
             self._write_config()
             self._format(java)
         self._launch(java)
@@ -330,6 +402,12 @@ class KafkaBroker:
             shutil.rmtree(self._dir, ignore_errors=True)
         self._dir = None
         self._port = self._controller_port = 0
+        self._listeners = {}
+        self.ca_file = None
+
+    def kill(self) -> None:
+        """SIGKILL the broker (a crash), keeping its data and ports: :meth:`start` brings it back as it was."""
+        self._halt(kill=True)
 
     def restart(self, *, kill: bool = False) -> None:
         """Stop the broker (gracefully, or SIGKILL with ``kill=True``) and start it on the same ports and data."""
@@ -382,8 +460,76 @@ class KafkaBroker:
         }
         if self.version is None or _version_key(self.version) >= (4, 3):
             settings["group.consumer.assignment.interval.ms"] = "0"
+        settings.update(self._secured_settings())
         settings.update(self._overrides)
         return settings
+
+    def _secured_settings(self) -> dict[str, str]:
+        """The listeners, logins, certificates and authorizer asked for (none by default)."""
+        settings: dict[str, str] = {}
+        if self._listeners:
+            extra = [f"{protocol}://{LOOPBACK}:{port}" for protocol, port in self._listeners.items()]
+            settings["listeners"] = ",".join(
+                [f"PLAINTEXT://{LOOPBACK}:{self._port}", *extra, f"CONTROLLER://{LOOPBACK}:{self._controller_port}"]
+            )
+            settings["advertised.listeners"] = ",".join([f"PLAINTEXT://{LOOPBACK}:{self._port}", *extra])
+            settings["listener.security.protocol.map"] = ",".join(
+                ["PLAINTEXT:PLAINTEXT", "CONTROLLER:PLAINTEXT", *(f"{p}:{p}" for p in self._listeners)]
+            )
+        if self._sasl_users:
+            settings["sasl.enabled.mechanisms"] = "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512"
+            users = " ".join(f'user_{name}="{password}"' for name, password in self._sasl_users.items())
+            for protocol in ("SASL_PLAINTEXT", "SASL_SSL"):
+                if protocol in self._listeners:
+                    prefix = f"listener.name.{protocol.lower()}"
+                    plain = "org.apache.kafka.common.security.plain.PlainLoginModule"
+                    settings[f"{prefix}.plain.sasl.jaas.config"] = f"{plain} required {users};"
+                    for scram in ("scram-sha-256", "scram-sha-512"):
+                        module = "org.apache.kafka.common.security.scram.ScramLoginModule"
+                        settings[f"{prefix}.{scram}.sasl.jaas.config"] = f"{module} required;"
+        if self._tls:
+            assert self._dir is not None  # noqa: S101 - start() made it
+            settings["ssl.keystore.type"] = "PKCS12"
+            settings["ssl.keystore.location"] = str(self._dir / "tls" / "broker.p12")
+            settings["ssl.keystore.password"] = _TLS_STORE_PASSWORD
+            settings["ssl.key.password"] = _TLS_STORE_PASSWORD
+            settings["ssl.client.auth"] = "none"
+        if self._authorizer:
+            settings["authorizer.class.name"] = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+            settings["super.users"] = ";".join(f"User:{name}" for name in ("ANONYMOUS", *self._super_users))
+            settings["allow.everyone.if.no.acl.found"] = "false"
+        return settings
+
+    def _make_certificates(self) -> None:
+        """A certificate authority and the broker's key and certificate (for 127.0.0.1), with ``openssl``."""
+        assert self._dir is not None  # noqa: S101 - start() made it
+        openssl = shutil.which("openssl")
+        if openssl is None:
+            msg = "openssl not found: KafkaBroker(tls=True) makes its certificates with it (apt-get install openssl)"
+            raise KafkaBrokerError(msg)
+        folder = self._dir / "tls"
+        folder.mkdir(exist_ok=True)
+        (folder / "san.txt").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n", encoding="ascii")
+        steps = [
+            "req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=assignors-test-ca",
+            "req -newkey rsa:2048 -nodes -keyout broker.key -out broker.csr -subj /CN=localhost",
+            "x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out broker.pem -days 2",
+            "pkcs12 -export -in broker.pem -inkey broker.key -certfile ca.pem -name broker -out broker.p12",
+        ]
+        steps[2] += " -extfile san.txt"
+        steps[3] += f" -passout pass:{_TLS_STORE_PASSWORD}"
+        for step in steps:
+            try:
+                done = subprocess.run(  # noqa: S603 - openssl with a fixed argument list
+                    [openssl, *step.split()], cwd=folder, capture_output=True, text=True, timeout=60, check=False
+                )
+            except subprocess.TimeoutExpired:
+                msg = f"openssl {step.split()[0]} did not finish within 60 s"
+                raise KafkaBrokerError(msg) from None
+            if done.returncode != 0:
+                msg = f"openssl {step.split()[0]} failed (exit {done.returncode}): {done.stderr.strip()[-500:]}"
+                raise KafkaBrokerError(msg)
+        self.ca_file = folder / "ca.pem"
 
     def _write_config(self) -> None:
         assert self._dir is not None  # noqa: S101
@@ -409,6 +555,9 @@ class KafkaBroker:
         assert self._dir is not None  # noqa: S101
         command = [*self._jvm(java, "256m"), "kafka.tools.StorageTool", "format", "--standalone"]
         command += ["-t", self._cluster_id, "-c", str(self._dir / "server.properties")]
+        for name, password in self._sasl_users.items():
+            for scram in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
+                command += ["--add-scram", f"{scram}=[name={name},password={password}]"]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)  # noqa: S603
         except subprocess.TimeoutExpired:

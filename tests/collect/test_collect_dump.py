@@ -90,3 +90,11 @@ def test_a_missing_extra_is_one_line_naming_it() -> None:
     assert done.returncode == 2
     assert done.stderr.strip().endswith("pip install 'assignors[collect]'")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_tables_columns_are_the_evaluations() -> None:
+    """collect writes the columns the evaluation reads (two copies until the columns' one home lands)."""
+    from assignors.collect import _tables
+    from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
+
+    assert (_tables.MEMBERSHIP_COLUMNS, _tables.TOPICS_COLUMNS) == (MEMBERSHIP_COLUMNS, TOPICS_COLUMNS)

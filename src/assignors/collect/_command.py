@@ -10,8 +10,8 @@ per flush, so Ctrl-C (or a crash) keeps everything written so far; ``--follow`` 
 tailing the topic. Needs the ``collect`` extra (confluent-kafka, pyarrow; only pyarrow with
 ``--from-dump``), imported only when the command runs.
 
-This module holds the command and the dump's reading; :mod:`spark_udfs.collect_tables` writes
-the tables and :mod:`spark_udfs.collect_kafka` reads a live cluster.
+This module holds the command and the dump's reading; :mod:`assignors.collect._tables` writes
+the tables and :mod:`assignors.collect._kafka` reads a live cluster.
 """
 
 from __future__ import annotations
@@ -25,8 +25,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from assignors._core.errors import UsageError as CliError
+from assignors._core.files import read_json, read_text
 from assignors._core.model import INT32_MAX
-from assignors.cli import CliError, read_json, read_text
+from assignors.collect._admin import DEFAULT_INTERVAL, AdminHistory, collect_admin
+from assignors.collect._client import ReadDeniedError, Redactor, client_settings, read_properties
+from assignors.collect._kafka import CONNECT_SECONDS, cluster_topic_ids, collect_topic
+from assignors.collect._tables import COLLECT_TABLES, Progress, TableWriter
 from assignors.offsets_topic import (
     HistoryBuilder,
     TopicCounts,
@@ -34,15 +39,14 @@ from assignors.offsets_topic import (
     read_formatter_output,
     timestamp_of,
 )
-from spark_udfs.collect_kafka import cluster_topic_ids, collect_topic
-from spark_udfs.collect_tables import COLLECT_TABLES, Progress, TableWriter
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
-__all__ = ["COLLECT_TABLES", "TableWriter", "cluster_topic_ids", "collect_dump", "collect_topic", "register", "run"]
+__all__ = ["COLLECT_TABLES", "TableWriter", "collect_dump", "register", "run"]
 
 OFFSETS_TOPIC = "__consumer_offsets"
+VIA = ("offsets", "admin", "auto")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,6 +72,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="JSON {topic id: name} for KIP-848 records (Kafka 4.1+); else read from the cluster when needed",
     )
     parser.add_argument("--properties", metavar="FILE", help="extra librdkafka settings, one key=value a line")
+    parser.add_argument(
+        "--via",
+        choices=VIA,
+        default="offsets",
+        help="offsets: read __consumer_offsets (READ on it; the default); admin: poll the groups' descriptions "
+        "(DESCRIBE on the groups); auto: offsets, and admin when READ is refused",
+    )
+    parser.add_argument(
+        "--interval",
+        type=float,
+        default=DEFAULT_INTERVAL,
+        metavar="SECONDS",
+        help=f"--via admin --follow: seconds between two polls (default {DEFAULT_INTERVAL:g})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=CONNECT_SECONDS,
+        metavar="SECONDS",
+        help=f"how long to wait for the cluster, at the start and when lost without --follow (default "
+        f"{CONNECT_SECONDS:g})",
+    )
     parser.set_defaults(run=run)
 
 
@@ -239,16 +265,9 @@ def _skipped(builder: HistoryBuilder) -> str:
 
 
 def _settings(args: argparse.Namespace) -> dict[str, str]:
-    settings = {"bootstrap.servers": args.bootstrap_servers}
-    if args.properties:
-        for line in read_text(args.properties, "--properties").splitlines():
-            if line.strip() and not line.lstrip().startswith("#"):
-                name, sep, value = line.partition("=")
-                if not sep:
-                    msg = f"--properties {args.properties}: {line!r} is not key=value"
-                    raise CliError(msg)
-                settings[name.strip()] = value.strip()
-    return settings
+    where = f"--properties {args.properties}"
+    given = read_properties(read_text(args.properties, "--properties"), where) if args.properties else {}
+    return client_settings(args.bootstrap_servers, given, where)
 
 
 def _summary(builder: HistoryBuilder, out: str, stream: TextIO) -> None:
@@ -287,11 +306,43 @@ def _summary(builder: HistoryBuilder, out: str, stream: TextIO) -> None:
 
 
 def run(args: argparse.Namespace, stream: TextIO | None = None, progress: TextIO | None = None) -> int:
-    """Run ``assignors collect``; 0 when the tables are written (also after Ctrl-C)."""
-    stream = stream or sys.stdout
-    progress = progress or sys.stderr
+    """Run ``assignors collect``; 0 when the tables are written (also after Ctrl-C).
+
+    No line it prints holds the value of a secret setting (:func:`assignors.collect._client.is_secret`).
+    """
+    redact = Redactor()
+    try:
+        return _run(args, stream or sys.stdout, progress or sys.stderr, redact)
+    except CliError as error:
+        raise CliError(redact(str(error))) from None
+
+
+class _Redacting:
+    """A stream that writes every line with the secret settings' values hidden."""
+
+    def __init__(self, stream: TextIO, redact: Redactor) -> None:
+        self.stream, self.redact = stream, redact
+
+    def write(self, text: str) -> int:
+        return self.stream.write(self.redact(text))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def _run(args: argparse.Namespace, stream: TextIO, progress: TextIO, redact: Redactor) -> int:
     if not args.from_dump and not args.bootstrap_servers:
         msg = "assignors collect needs --bootstrap-servers HOST:PORT (or --from-dump FILE)"
+        raise CliError(msg)
+    if args.from_dump and args.via != "offsets":
+        msg = "--from-dump reads a dump of __consumer_offsets: --via admin or auto needs --bootstrap-servers"
+        raise CliError(msg)
+    if not (args.interval > 0 and args.timeout > 0):
+        msg = f"--interval {args.interval:g} and --timeout {args.timeout:g}: expected seconds > 0"
         raise CliError(msg)
     _require(("pyarrow",) if args.from_dump else ("pyarrow", "confluent_kafka"))
     try:
@@ -306,14 +357,87 @@ def run(args: argparse.Namespace, stream: TextIO | None = None, progress: TextIO
         topic_ids=_read_topic_ids(args.topic_ids) if args.topic_ids else {},
     )
     settings = _settings(args) if not args.from_dump else {}  # a bad --properties is refused before --out is made
+    redact.secrets[:] = Redactor.of(settings).secrets
+    stream, progress = _Redacting(stream, redact), _Redacting(progress, redact)  # type: ignore[assignment]
+    if args.via == "admin":
+        return _run_admin(args, settings, groups, stream, progress)
     writer = TableWriter(args.out)
     try:
         if args.from_dump:
             collect_dump(args.from_dump, builder, writer, progress)
         else:
             builder.resolve_topic_ids = lambda: cluster_topic_ids(settings)
-            collect_topic(settings, args.topic, builder, writer, follow=args.follow, progress=progress)
+            collect_topic(
+                settings,
+                args.topic,
+                builder,
+                writer,
+                follow=args.follow,
+                progress=progress,
+                timeout=args.timeout,
+                announce=f"route: {args.topic} (every record from the earliest offset; READ on the topic)\n",
+            )
+    except ReadDeniedError as denied:
+        writer.discard_if_empty()
+        if args.via != "auto":
+            raise
+        progress.write(f"{denied}\n")
+        progress.write("route: READ is refused (--via auto): taking the Admin API instead\n")
+        return _run_admin(args, settings, groups, stream, progress)
     except KeyboardInterrupt:
         progress.write("interrupted: the tables hold every record read so far\n")
     _summary(builder, args.out, stream)
+    return 0
+
+
+def _run_admin(
+    args: argparse.Namespace,
+    settings: dict[str, str],
+    groups: re.Pattern[str] | None,
+    stream: TextIO,
+    progress: TextIO,
+) -> int:
+    """``--via admin``: the groups' descriptions polled into the tables (continuing an earlier run's tables)."""
+    history = AdminHistory(groups=groups)
+    writer = TableWriter(args.out, route="admin")
+    if writer.resumed:
+        history.resume(writer.existing("actual"), writer.existing("topics"))
+    every = f"every {args.interval:g} s until Ctrl-C" if args.follow else "once (--follow polls on)"
+    announce = f"route: the Admin API, describing the groups {every} (DESCRIBE on the groups)\n"
+    if writer.resumed:
+        announce += (
+            f"resuming the tables in {args.out}: {history.stats['resumed snapshots']} snapshots of "
+            f"{history.groups_recorded} groups were there\n"
+        )
+    try:
+        collect_admin(
+            settings,
+            history,
+            writer,
+            follow=args.follow,
+            interval=args.interval,
+            progress=progress,
+            timeout=args.timeout,
+            announce=announce,
+        )
+    except KeyboardInterrupt:
+        progress.write("interrupted: the tables hold every snapshot taken so far\n")
+    root = Path(args.out)
+    stream.write(
+        f"read: {history.stats['descriptions']} group descriptions; {history.stats['snapshots']} new snapshots of "
+        f"{len(history.groups_seen)} groups\n"
+    )
+    stream.write(
+        "note: through the Admin API the generation is the count of the group's recorded snapshots, and a member's "
+        "topics are those assigned in its group (confluent-kafka's descriptions carry neither)\n"
+    )
+    stream.writelines(f"warning: {warning}\n" for warning in history.warnings)
+    stream.write(f"wrote {root / 'membership'}, {root / 'actual'} and {root / 'topics'}\n")
+    if history.stats["snapshots"] or writer.resumed:
+        stream.write(
+            f"next: assignors evaluate --membership {root / 'membership'} --topics {root / 'topics'} "
+            f"--actual {root / 'actual'} --out REPORT_DIR\n"
+        )
+    else:
+        stream.write("note: no stable consumer group was described, so there is nothing to evaluate\n")
     return 0
