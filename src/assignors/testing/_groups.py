@@ -61,6 +61,13 @@ class MemberSpec:
     strategy: str | None = None
     remote_assignor: str | None = None
     session_timeout_ms: int = 6000
+    heartbeat_interval_ms: int = 500
+    group_instance_id: str | None = None
+    """A static member (kafka-python and aiokafka)."""
+    metadata_max_age_ms: int | None = None
+    """How often the client refreshes metadata (and so notices added partitions); None: the client's default."""
+    fetched: bool = False
+    """Print a ``fetched`` line with the partitions of every poll that returned records (the calibration's clock)."""
 
     def argv(self, bootstrap: str, control: Path) -> list[str]:
         args = [
@@ -86,6 +93,14 @@ class MemberSpec:
             args += ["--strategy", self.strategy]
         if self.remote_assignor:
             args += ["--remote-assignor", self.remote_assignor]
+        if self.heartbeat_interval_ms != 500:  # noqa: PLR2004 - the member's default
+            args += ["--heartbeat-interval-ms", str(self.heartbeat_interval_ms)]
+        if self.group_instance_id:
+            args += ["--group-instance-id", self.group_instance_id]
+        if self.metadata_max_age_ms is not None:
+            args += ["--metadata-max-age-ms", str(self.metadata_max_age_ms)]
+        if self.fetched:
+            args.append("--fetched")
         return args
 
 
@@ -149,7 +164,8 @@ class MemberProcess:
         return ids[-1] if ids else None
 
     def last_event_at(self) -> float:
-        events = self.refresh()
+        """When its last listener call came (``fetched`` lines are not listener calls)."""
+        events = [e for e in self.refresh() if e["event"] in ("assigned", "revoked", "lost")]
         return float(events[-1]["at"]) if events else 0.0
 
     def alive(self) -> bool:

@@ -1,0 +1,79 @@
+"""``python -m calibration``: play the scenarios on a local broker and write docs/calibration.md."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from calibration.runner import ROOT, Producer, java_classpath, play
+from calibration.scenarios import SCENARIOS, SETTINGS, STRATEGIES
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m calibration", description=__doc__)
+    parser.add_argument("--scenarios", help="comma-separated names (default: all)")
+    parser.add_argument("--strategies", help="comma-separated labels' first words or full labels (default: all)")
+    parser.add_argument("--runs", type=Path, default=ROOT / "calibration" / "runs.json",
+                        help="where the raw runs go (and are read from with --report-only)")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "calibration.md")
+    parser.add_argument("--summary", type=Path, default=ROOT / "calibration" / "results.json")
+    parser.add_argument("--report-only", action="store_true", help="no broker: re-render from --runs")
+    parser.add_argument("--kafka-version", default="4.4.0")
+    args = parser.parse_args(argv)
+    if not args.report_only:
+        scenarios = [s for s in SCENARIOS if not args.scenarios or s.name in args.scenarios.split(",")]
+        wanted = args.strategies.split(",") if args.strategies else None
+        strategies = [s for s in STRATEGIES if wanted is None or s.label in wanted or s.label.replace(" ", "-") in wanted]
+        runs = record(scenarios, strategies, args.kafka_version)
+        args.runs.parent.mkdir(parents=True, exist_ok=True)
+        args.runs.write_text(json.dumps(runs), encoding="utf-8")
+    from calibration.report import render
+
+    runs = json.loads(args.runs.read_text(encoding="utf-8"))
+    render(runs, out=args.out, summary=args.summary)
+    print(f"wrote {args.out} and {args.summary}", file=sys.stderr)
+    return 0
+
+
+def record(scenarios, strategies, version: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    from assignors.testing import KafkaBroker
+
+    began = time.monotonic()
+    classpath = java_classpath(version)[1:]
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="calibrate-") as work, KafkaBroker(
+        classpath=classpath, config=SETTINGS.broker_config(), heap="768m"
+    ) as broker:
+        producer = Producer(broker.bootstrap_servers, SETTINGS.produce_interval_s)
+        try:
+            for scenario in scenarios:
+                print(f"{scenario.name}: {scenario.description} ({time.monotonic() - began:.0f} s)", file=sys.stderr)
+                for run in play(
+                    scenario,
+                    strategies,
+                    bootstrap=broker.bootstrap_servers,
+                    settings=SETTINGS,
+                    producer=producer,
+                    work=Path(work),
+                    kafka_version=version,
+                ):
+                    runs.append(run.to_json())
+        finally:
+            producer.close()
+        kafka = broker.version
+    return {
+        "kafka_version": kafka,
+        "settings": {k: v for k, v in SETTINGS.__dict__.items()},
+        "broker_config": SETTINGS.broker_config(),
+        "seconds": round(time.monotonic() - began, 1),
+        "runs": runs,
+    }
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,210 @@
+"""docs/calibration.md (and calibration/results.json) from the recorded runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from assignors.metrics import DEFAULT_PAUSE_MODEL, PauseModel
+from calibration.measure import GAP_THRESHOLD_S, Observed, observe
+from calibration.predict import Predicted, predict
+from calibration.scenarios import SCENARIOS, STRATEGIES
+
+__all__ = ["model_for", "render", "rows_of"]
+
+RUN_SETTINGS = "the calibration run's setting"
+
+
+def model_for(settings: Mapping[str, Any], base: PauseModel = DEFAULT_PAUSE_MODEL) -> PauseModel:
+    """``base`` at the run's settings (the intervals the groups ran with)."""
+    return base.with_settings(
+        RUN_SETTINGS,
+        heartbeat_seconds=settings["heartbeat_ms"] / 1000,
+        session_seconds=settings["session_ms"] / 1000,
+        consumer_heartbeat_seconds=settings["broker_heartbeat_ms"] / 1000,
+        consumer_session_seconds=settings["broker_session_ms"] / 1000,
+    )
+
+
+def rows_of(runs: Mapping[str, Any], model: PauseModel) -> list[dict[str, Any]]:
+    """One row per scenario, strategy and step: observed and predicted side by side."""
+    interval = float(runs["settings"]["produce_interval_s"])
+    rows = []
+    for run in runs["runs"]:
+        observed = observe(run, interval=interval)
+        predicted = predict(run, model)
+        for obs, pred in zip(observed, predicted, strict=True):
+            rows.append(_row(run, obs, pred))
+    return rows
+
+
+def _row(run: Mapping[str, Any], obs: Observed, pred: Predicted) -> dict[str, Any]:
+    return {
+        "scenario": run["scenario"],
+        "strategy": run["strategy"],
+        "product": run["product"],
+        "protocol": run["protocol"],
+        "step": obs.index,
+        "settled": obs.settled,
+        "seconds": obs.seconds,
+        "observed": {
+            "pause": obs.pause,
+            "unowned": obs.unowned,
+            "moved": obs.moved,
+            "orphaned": obs.orphaned,
+            "revoked": obs.revoked,
+            "rounds": obs.rounds,
+        },
+        "predicted": {
+            "rebalanced": pred.rebalanced,
+            "moved": pred.moved,
+            "orphaned": pred.orphaned,
+            "revoked": pred.revoked,
+            "rounds": pred.rounds,
+            "pause_before": pred.pause_before,
+            "pause_after": pred.pause_after,
+            "same_assignment": pred.same_assignment,
+        },
+    }
+
+
+def _totals(rows: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        key = (row["scenario"], row["strategy"])
+        t = found.setdefault(
+            key,
+            {
+                "product": row["product"],
+                "protocol": row["protocol"],
+                "steps": 0,
+                "settled": True,
+                "pause": 0.0,
+                "before": 0.0,
+                "after": 0.0,
+                "moved": 0,
+                "moved_p": 0,
+                "revoked": 0,
+                "revoked_p": 0,
+                "orphaned": 0,
+                "orphaned_p": 0,
+                "same": 0,
+                "compared": 0,
+                "steps_equal": 0,
+            },
+        )
+        o, p = row["observed"], row["predicted"]
+        t["steps"] += 1
+        t["settled"] = t["settled"] and row["settled"]
+        t["pause"] += o["pause"]
+        t["before"] += p["pause_before"]
+        t["after"] += p["pause_after"]
+        for name in ("moved", "revoked", "orphaned"):
+            t[name] += o[name]
+            t[name + "_p"] += p[name]
+        t["steps_equal"] += int(o["moved"] == p["moved"] and o["revoked"] == p["revoked"])
+        if p["same_assignment"] is not None:
+            t["compared"] += 1
+            t["same"] += int(bool(p["same_assignment"]))
+    return found
+
+
+def _ranks(totals: Mapping[tuple[str, str], Mapping[str, Any]], column: str) -> dict[tuple[str, str], int]:
+    ranks: dict[tuple[str, str], int] = {}
+    for scenario in {key[0] for key in totals}:
+        keys = sorted((k for k in totals if k[0] == scenario), key=lambda k: (round(totals[k][column], 1), k[1]))
+        for rank, key in enumerate(keys, start=1):
+            ranks[key] = rank
+    return ranks
+
+
+def _error(predicted: float, observed: float) -> str:
+    if observed == 0:
+        return "exact" if predicted == 0 else "n/a"
+    return f"{(predicted - observed) / observed * 100:+.0f}%"
+
+
+def render(runs: Mapping[str, Any], *, out: Path, summary: Path, model: PauseModel = DEFAULT_PAUSE_MODEL) -> None:
+    at_run = model_for(runs["settings"], model)
+    rows = rows_of(runs, at_run)
+    summary.parent.mkdir(parents=True, exist_ok=True)
+    summary.write_text(
+        json.dumps(
+            {
+                "kafka_version": runs["kafka_version"],
+                "settings": runs["settings"],
+                "broker_config": runs["broker_config"],
+                "seconds": runs["seconds"],
+                "rows": rows,
+            },
+            indent=1,
+            sort_keys=True,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    out.write_text(markdown(runs, rows, at_run), encoding="utf-8")
+
+
+def markdown(runs: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], model: PauseModel) -> str:  # noqa: PLR0914
+    totals = _totals(rows)
+    observed_rank = _ranks(totals, "pause")
+    after_rank = _ranks(totals, "after")
+    before_rank = _ranks(totals, "before")
+    s = runs["settings"]
+    lines = [
+        "# Calibration: predicted against observed on real consumer groups",
+        "",
+        "<!-- generated by `make calibrate` (python -m calibration); do not edit -->",
+        "",
+        f"Apache Kafka {runs['kafka_version']}, one local broker (KRaft), {len(runs['runs'])} groups in "
+        f"{runs['seconds']:.0f} s. Each scenario is played once per strategy, the strategies' groups at once "
+        "(each with its own topics and group id); a producer writes a record to every partition every "
+        f"{s['produce_interval_s']} s.",
+        "",
+        "Settings: classic members `session.timeout.ms` "
+        f"{s['session_ms']}, `heartbeat.interval.ms` {s['heartbeat_ms']}, `metadata.max.age.ms` {s['metadata_ms']}; "
+        "broker " + ", ".join(f"`{k}` {v}" for k, v in sorted(runs["broker_config"].items())) + ".",
+        "",
+        "**Observed** pause: per partition the group consumed before the step, the gaps longer than "
+        f"{GAP_THRESHOLD_S} s between polls that fetched it (any member's), less the producer's interval, inside "
+        "the step. **Before**: today's constants (`pause_partition_seconds`, R = H = 5 s, orphaned partitions not "
+        "counted). **After**: `rebalance_pause` with `PauseModel` at the run's settings (parameters below). "
+        "Moved, revoked: observed / predicted, summed over the scenario's steps; `=` when every step agrees. "
+        "Rank: by pause among the strategies of the scenario, observed / before / after.",
+        "",
+    ]
+    for scenario in SCENARIOS:
+        keys = [k for k in totals if k[0] == scenario.name]
+        if not keys:
+            continue
+        lines += [f"## {scenario.name}: {scenario.description}", ""]
+        if scenario.notes:
+            lines += [f"Note: {scenario.notes}.", ""]
+        lines += [
+            "| strategy | implementation | observed pause | before | after (error) | moved | revoked | "
+            "same assignment | rank |",
+            "| --- | --- | ---: | ---: | ---: | --- | --- | --- | --- |",
+        ]
+        order = {st.label: i for i, st in enumerate(STRATEGIES)}
+        for key in sorted(keys, key=lambda k: order.get(k[1], 99)):
+            t = totals[key]
+            impl = next((st.implementation for st in STRATEGIES if st.label == key[1]), "")
+            moved = f"{t['moved']} / {t['moved_p']}"
+            revoked = f"{t['revoked']} / {t['revoked_p']}"
+            agree = "=" if t["steps_equal"] == t["steps"] else f"{t['steps_equal']}/{t['steps']} steps"
+            same = f"{t['same']}/{t['compared']}" if t["compared"] else "-"
+            flag = "" if t["settled"] else " (did not settle)"
+            lines.append(
+                f"| {key[1]}{flag} | {impl} | {t['pause']:.1f} | {t['before']:.1f} | "
+                f"{t['after']:.1f} ({_error(t['after'], t['pause'])}) | {moved} | {revoked} {agree} | {same} | "
+                f"{observed_rank[key]} / {before_rank[key]} / {after_rank[key]} |"
+            )
+        lines.append("")
+    lines += ["## The model's parameters", "", "| parameter | value | source |", "| --- | ---: | --- |"]
+    for name, (value, source) in model.parameters().items():
+        lines.append(f"| `{name}` | {value:g} | {source} |")
+    lines.append("")
+    return "\n".join(lines)
