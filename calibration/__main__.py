@@ -9,17 +9,22 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from calibration.runner import ROOT, Producer, java_classpath, play
-from calibration.scenarios import SCENARIOS, SETTINGS, STRATEGIES
+from calibration.scenarios import SCENARIOS, SETTINGS, STRATEGIES, Scenario, Strategy
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m calibration", description=__doc__)
     parser.add_argument("--scenarios", help="comma-separated names (default: all)")
     parser.add_argument("--strategies", help="comma-separated labels' first words or full labels (default: all)")
-    parser.add_argument("--runs", type=Path, default=ROOT / "calibration" / "runs.json",
-                        help="where the raw runs go (and are read from with --report-only)")
+    parser.add_argument(
+        "--runs",
+        type=Path,
+        default=ROOT / "calibration" / "runs.json",
+        help="where the raw runs go (and are read from with --report-only)",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "calibration.md")
     parser.add_argument("--summary", type=Path, default=ROOT / "calibration" / "results.json")
     parser.add_argument("--report-only", action="store_true", help="no broker: re-render from --runs")
@@ -28,7 +33,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.report_only:
         scenarios = [s for s in SCENARIOS if not args.scenarios or s.name in args.scenarios.split(",")]
         wanted = args.strategies.split(",") if args.strategies else None
-        strategies = [s for s in STRATEGIES if wanted is None or s.label in wanted or s.label.replace(" ", "-") in wanted]
+        strategies = [
+            s for s in STRATEGIES if wanted is None or s.label in wanted or s.label.replace(" ", "-") in wanted
+        ]
         runs = record(scenarios, strategies, args.kafka_version)
         args.runs.parent.mkdir(parents=True, exist_ok=True)
         args.runs.write_text(json.dumps(runs), encoding="utf-8")
@@ -40,20 +47,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def record(scenarios, strategies, version: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+def record(scenarios: Sequence[Scenario], strategies: Sequence[Strategy], version: str) -> dict[str, Any]:
     from assignors.testing import KafkaBroker
 
     began = time.monotonic()
     classpath = java_classpath(version)[1:]
-    runs = []
-    with tempfile.TemporaryDirectory(prefix="calibrate-") as work, KafkaBroker(
-        classpath=classpath, config=SETTINGS.broker_config(), heap="768m"
-    ) as broker:
-        producer = Producer(broker.bootstrap_servers, SETTINGS.produce_interval_s)
+    runs: list[dict[str, Any]] = []
+    with (
+        tempfile.TemporaryDirectory(prefix="calibrate-") as work,
+        KafkaBroker(classpath=classpath, config=SETTINGS.broker_config(), heap="768m") as broker,
+    ):
+        producer = Producer(broker.bootstrap_servers, SETTINGS.produce_interval_s, Path(work))
         try:
             for scenario in scenarios:
                 print(f"{scenario.name}: {scenario.description} ({time.monotonic() - began:.0f} s)", file=sys.stderr)
-                for run in play(
+                played = play(
                     scenario,
                     strategies,
                     bootstrap=broker.bootstrap_servers,
@@ -61,14 +69,14 @@ def record(scenarios, strategies, version: str) -> dict:  # type: ignore[no-unty
                     producer=producer,
                     work=Path(work),
                     kafka_version=version,
-                ):
-                    runs.append(run.to_json())
+                )
+                runs.extend(run.to_json() for run in played)
         finally:
             producer.close()
         kafka = broker.version
     return {
         "kafka_version": kafka,
-        "settings": {k: v for k, v in SETTINGS.__dict__.items()},
+        "settings": dict(SETTINGS.__dict__),
         "broker_config": SETTINGS.broker_config(),
         "seconds": round(time.monotonic() - began, 1),
         "runs": runs,

@@ -86,7 +86,11 @@ def _gap_pause(times: list[float], start: float, end: float, *, interval: float,
 
 
 def _unowned(
-    events: Sequence[Mapping[str, Any]], partitions: set[Partition], start: float, end: float, crashes: Mapping[str, float]
+    events: Sequence[Mapping[str, Any]],
+    partitions: set[Partition],
+    start: float,
+    end: float,
+    crashes: Mapping[str, float],
 ) -> float:
     held: dict[Partition, str] = {}
     since: dict[Partition, float] = {}
@@ -139,7 +143,8 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
         moved = sum(1 for tp, owner in before.items() if owner in present and tp in after and after[tp] != owner)
         orphaned = sum(1 for owner in before.values() if owner not in present)
         window = [e for e in events if start <= float(e["t"]) <= end]
-        revoked = sum(len(e["partitions"]) for e in window if e["e"] == "revoked" and e["m"] in present)
+        survivors = present - set(step.get("stopped", ()))  # a restarted static member's own close is no rebalance
+        revoked = sum(len(e["partitions"]) for e in window if e["e"] == "revoked" and e["m"] in survivors)
         pause = 0.0
         paused = 0
         for tp in before:

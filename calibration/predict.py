@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from assignors import Cluster, RebalanceProtocol, Subscription, TopicPartition, get_assignor
-from assignors.consumer_group import ServerAssignor, rebalance_target, server_assignor
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
+from assignors.consumer_group import ServerAssignor, rebalance_target, server_assignor
 from assignors.metrics import (
     PauseModel,
     movement,
@@ -55,7 +55,7 @@ def _label(name: str) -> tuple[str, RebalanceProtocol]:
     return protocol.name, protocol
 
 
-def predict(run: Mapping[str, Any], model: PauseModel) -> list[Predicted]:  # noqa: C901, PLR0914 - one replay
+def predict(run: Mapping[str, Any], model: PauseModel) -> list[Predicted]:  # noqa: C901, PLR0914, PLR0915 - one replay
     """Every measured step of ``run`` (``GroupRun.to_json()``) as the product predicts it."""
     name = str(run["product"])
     label, protocol = _label(name)
@@ -93,9 +93,7 @@ def predict(run: Mapping[str, Any], model: PauseModel) -> list[Predicted]:  # no
                 result_assignment, generation, rounds = target.assignment, target.generation, target.heartbeats
             else:
                 held = {m: received.get(identity, ()) for m, identity in identities.items()}
-                result = rebalance(
-                    assignor, cluster, subscriptions, held, generation=generation, protocol=protocol
-                )
+                result = rebalance(assignor, cluster, subscriptions, held, generation=generation, protocol=protocol)
                 result_assignment, generation, rounds = result.assignment, result.generation, len(result.rounds)
                 received = {identity: result_assignment[m] for m, identity in identities.items()}
             after = {identity: tuple(result_assignment[m].partitions) for m, identity in identities.items()}

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assignors.testing._groups import MemberProcess, MemberSpec
+from assignors.testing._groups import MemberProcess, TimedMemberSpec
 from assignors.testing._process import Process, start
 from calibration.scenarios import Action, Scenario, Settings, Strategy
 
@@ -65,7 +65,7 @@ class Member:
 class Group:
     """One group of one strategy: its members, their events (normalised), and actions on them."""
 
-    def __init__(  # noqa: PLR0913 - one group's set-up
+    def __init__(  # noqa: PLR0913, PLR0917 - one group's set-up
         self, strategy: Strategy, group_id: str, prefix: str, settings: Settings, bootstrap: str, work: Path
     ) -> None:
         self.strategy = strategy
@@ -123,7 +123,7 @@ class Group:
                 with self._host_control.open("a", encoding="utf-8") as out:
                     out.write(line)
             return
-        spec = MemberSpec(
+        spec = TimedMemberSpec(
             name=name,
             client=self.strategy.client,
             group=self.group_id,
@@ -178,8 +178,8 @@ class Group:
                 out.write("exit\n")
         for process in self._solo.values():
             process.stop(40.0)
-        for process in self._python.values():
-            process.leave(40.0)
+        for member in self._python.values():
+            member.leave(40.0)
         if self._host is not None:
             deadline = time.monotonic() + 40.0
             while self._host.alive() and time.monotonic() < deadline:
@@ -189,17 +189,19 @@ class Group:
 
     # -- events -------------------------------------------------------------------------------------------
     def _lines(self, key: str, log: Path) -> list[dict[str, Any]]:
+        start_at = self._read.get(key, 0)
         try:
-            data = log.read_bytes()
+            with log.open("rb") as file:
+                file.seek(start_at)
+                data = file.read()
         except FileNotFoundError:
             return []
-        start_at = self._read.get(key, 0)
         complete = data.rfind(b"\n") + 1
-        if complete <= start_at:
+        if complete == 0:
             return []
-        self._read[key] = complete
+        self._read[key] = start_at + complete
         found = []
-        for raw in data[start_at:complete].splitlines():
+        for raw in data[:complete].splitlines():
             if raw.startswith(b"{"):
                 try:
                     found.append(json.loads(raw))
@@ -212,31 +214,31 @@ class Group:
         new: list[dict[str, Any]] = []
         processes = ([("host", self._host)] if self._host is not None else []) + list(self._solo.items())
         for key, process in processes:
-            for line in self._lines(key, process.log):
-                if "m" in line and "e" in line:
-                    new.append(
-                        {
-                            "t": float(line["t"]),
-                            "e": line["e"],
-                            "m": line["m"],
-                            "partitions": _pairs(line.get("partitions", ())),
-                            "member_id": line.get("member_id"),
-                            "gen": line.get("gen"),
-                        }
-                    )
+            new.extend(
+                {
+                    "t": float(line["t"]),
+                    "e": line["e"],
+                    "m": line["m"],
+                    "partitions": _pairs(line.get("partitions", ())),
+                    "member_id": line.get("member_id"),
+                    "gen": line.get("gen"),
+                }
+                for line in self._lines(key, process.log)
+                if "m" in line and "e" in line
+            )
         for label, member in self._python.items():
-            for line in self._lines(label, member.process.log):
-                if "event" in line and "t" in line:
-                    new.append(
-                        {
-                            "t": float(line["t"]),
-                            "e": line["event"],
-                            "m": label.rsplit("-", 1)[0],
-                            "partitions": _pairs(line.get("partitions", ())),
-                            "member_id": line.get("member_id"),
-                            "gen": line.get("generation"),
-                        }
-                    )
+            new.extend(
+                {
+                    "t": float(line["t"]),
+                    "e": line["event"],
+                    "m": label.rsplit("-", 1)[0],
+                    "partitions": _pairs(line.get("partitions", ())),
+                    "member_id": line.get("member_id"),
+                    "gen": line.get("generation"),
+                }
+                for line in self._lines(label, member.process.log)
+                if "event" in line and "t" in line
+            )
         new.sort(key=lambda event: event["t"])
         self.events.extend(new)
         return new
@@ -297,48 +299,34 @@ class StepRecord:
 
 
 class Producer:
-    """One thread writing a record to every partition of every topic, every ``interval`` seconds."""
+    """A process of its own (``python -m calibration.produce``) writing a record to every partition of every topic
+    every ``interval`` seconds: the runner's own work (reading the members' output) never delays it."""
 
-    def __init__(self, bootstrap: str, interval: float) -> None:
-        from confluent_kafka import Producer as KafkaProducer
-
-        self._producer = KafkaProducer(
-            {"bootstrap.servers": bootstrap, "linger.ms": 20, "log_level": 2, "acks": 1}
-        )
-        self.interval = interval
+    def __init__(self, bootstrap: str, interval: float, work: Path) -> None:
+        work.mkdir(parents=True, exist_ok=True)
+        self._topics = work / "producer-topics.json"
         self.counts: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="producer", daemon=True)
-        self._thread.start()
+        self._write()
+        command = [sys.executable, "-m", "calibration.produce", bootstrap, str(interval), str(self._topics)]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+        self._process = start("producer", command, work, env)
+
+    def _write(self) -> None:
+        partial = self._topics.with_suffix(".partial")
+        partial.write_text(json.dumps(self.counts), encoding="utf-8")
+        partial.replace(self._topics)
 
     def set(self, topic: str, count: int) -> None:
-        with self._lock:
-            self.counts[topic] = count
+        self.counts[topic] = count
+        self._write()
 
     def drop(self, topics: Iterable[str]) -> None:
-        with self._lock:
-            for topic in topics:
-                self.counts.pop(topic, None)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            began = time.monotonic()
-            with self._lock:
-                counts = dict(self.counts)
-            for topic, count in counts.items():
-                for partition in range(count):
-                    try:
-                        self._producer.produce(topic, b"x", partition=partition)
-                    except BufferError:
-                        self._producer.poll(0.05)
-            self._producer.poll(0)
-            self._stop.wait(max(0.0, self.interval - (time.monotonic() - began)))
+        for topic in topics:
+            self.counts.pop(topic, None)
+        self._write()
 
     def close(self) -> None:
-        self._stop.set()
-        self._thread.join(10)
-        self._producer.flush(10)
+        self._process.stop(20.0)
 
 
 def create_topics(bootstrap: str, topics: dict[str, int]) -> None:
@@ -420,7 +408,7 @@ def _snapshot(group: Group, step: StepRecord, counts: dict[str, int]) -> None:
         step.holdings[name] = [list(tp) for tp in sorted(held.get(name, set()))]
 
 
-def play(  # noqa: C901, PLR0912, PLR0915 - one scenario's script for every group at once
+def play(  # noqa: C901, PLR0913, PLR0915 - one scenario's script for every group at once
     scenario: Scenario,
     strategies: Sequence[Strategy],
     *,
@@ -449,7 +437,7 @@ def play(  # noqa: C901, PLR0912, PLR0915 - one scenario's script for every grou
     time.sleep(1.0)  # every partition has records before anyone joins
     records: dict[int, list[StepRecord]] = {i: [] for i in range(len(groups))}
 
-    def do(actions: Sequence[Action], *, measured: bool) -> None:
+    def do(actions: Sequence[Action], *, measured: bool) -> None:  # noqa: C901, PLR0912 - every kind of action
         t0 = time.monotonic()
         steps = {i: StepRecord([list(a) for a in actions], t0, measured=measured) for i in range(len(groups))}
         for action in actions:
@@ -466,8 +454,8 @@ def play(  # noqa: C901, PLR0912, PLR0915 - one scenario's script for every grou
                 continue
             for i, group in enumerate(groups):
                 if kind == "start":
-                    instance = action[3] if len(action) > 3 else ""  # noqa: PLR2004
-                    group.start(action[1], action[2], instance or None, solo=len(action) > 4)  # noqa: PLR2004
+                    instance = action[3] if len(action) > 3 else ""
+                    group.start(action[1], action[2], instance or None, solo=len(action) > 4)
                 elif kind == "stop":
                     group.stop(action[1])
                     steps[i].stopped.append(action[1])

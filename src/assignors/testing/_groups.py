@@ -32,7 +32,7 @@ from typing import Any
 
 from assignors.testing._process import Process, start
 
-__all__ = ["CLIENTS", "MemberProcess", "MemberSpec", "Observation", "settle_group", "wait_for"]
+__all__ = ["CLIENTS", "MemberProcess", "MemberSpec", "Observation", "TimedMemberSpec", "settle_group", "wait_for"]
 
 CLIENTS = ("confluent", "kafka-python", "aiokafka")
 POLL_S = 0.2
@@ -61,13 +61,6 @@ class MemberSpec:
     strategy: str | None = None
     remote_assignor: str | None = None
     session_timeout_ms: int = 6000
-    heartbeat_interval_ms: int = 500
-    group_instance_id: str | None = None
-    """A static member (kafka-python and aiokafka)."""
-    metadata_max_age_ms: int | None = None
-    """How often the client refreshes metadata (and so notices added partitions); None: the client's default."""
-    fetched: bool = False
-    """Print a ``fetched`` line with the partitions of every poll that returned records (the calibration's clock)."""
 
     def argv(self, bootstrap: str, control: Path) -> list[str]:
         args = [
@@ -93,8 +86,24 @@ class MemberSpec:
             args += ["--strategy", self.strategy]
         if self.remote_assignor:
             args += ["--remote-assignor", self.remote_assignor]
-        if self.heartbeat_interval_ms != 500:  # noqa: PLR2004 - the member's default
-            args += ["--heartbeat-interval-ms", str(self.heartbeat_interval_ms)]
+        return args
+
+
+@dataclass(frozen=True)
+class TimedMemberSpec(MemberSpec):
+    """A :class:`MemberSpec` with the calibration's settings (kafka-python and aiokafka members).
+
+    ``fetched`` makes the member print a ``fetched`` line with the partitions of every poll that returned records
+    (``make calibrate`` measures pauses from them); ``group_instance_id`` makes it a static member.
+    """
+
+    heartbeat_interval_ms: int = 500
+    group_instance_id: str | None = None
+    metadata_max_age_ms: int | None = None
+    fetched: bool = False
+
+    def argv(self, bootstrap: str, control: Path) -> list[str]:
+        args = [*super().argv(bootstrap, control), "--heartbeat-interval-ms", str(self.heartbeat_interval_ms)]
         if self.group_instance_id:
             args += ["--group-instance-id", self.group_instance_id]
         if self.metadata_max_age_ms is not None:
