@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from calibration.runner import ROOT, Producer, java_classpath, play
+from calibration.runner import ROOT, java_classpath, play
 from calibration.scenarios import SCENARIOS, SETTINGS, STRATEGIES, Scenario, Strategy
 
 
@@ -57,22 +57,17 @@ def record(scenarios: Sequence[Scenario], strategies: Sequence[Strategy], versio
         tempfile.TemporaryDirectory(prefix="calibrate-") as work,
         KafkaBroker(classpath=classpath, config=SETTINGS.broker_config(), heap="768m") as broker,
     ):
-        producer = Producer(broker.bootstrap_servers, SETTINGS.produce_interval_s, Path(work))
-        try:
-            for scenario in scenarios:
-                print(f"{scenario.name}: {scenario.description} ({time.monotonic() - began:.0f} s)", file=sys.stderr)
-                played = play(
-                    scenario,
-                    strategies,
-                    bootstrap=broker.bootstrap_servers,
-                    settings=SETTINGS,
-                    producer=producer,
-                    work=Path(work),
-                    kafka_version=version,
-                )
-                runs.extend(run.to_json() for run in played)
-        finally:
-            producer.close()
+        for scenario in scenarios:
+            print(f"{scenario.name}: {scenario.description} ({time.monotonic() - began:.0f} s)", file=sys.stderr)
+            played = play(
+                scenario,
+                strategies,
+                bootstrap=broker.bootstrap_servers,
+                settings=SETTINGS,
+                work=Path(work),
+                kafka_version=version,
+            )
+            runs.extend(run.to_json() for run in played)
         kafka = broker.version
     return {
         "kafka_version": kafka,

@@ -1,30 +1,32 @@
 """What a group did at each step, measured from its members' own output.
 
-- **pause** (partition-seconds): for every partition the group consumed before the step, the gaps between
-  consecutive polls that fetched records of it (any member's), longer than :data:`GAP_THRESHOLD_S`, less the
-  producer's interval (the gap a partition consumed without interruption shows anyway). A gap is the step's when it
-  ends inside the step's window (from the step's first action to its end). Partitions the group did not consume
-  before the step (new partitions, newly subscribed topics) are not counted: the evaluation counts them nowhere.
-- **unowned** (partition-seconds, a cross-check from the listeners): per partition, the time between its owner
-  giving it up (``revoked``/``lost``, or the owner's crash) and the next ``assigned`` of it.
+- **pause** (partition-seconds): per partition the group consumed before the step, every hand-over that starts in
+  the step: from the moment its holder gave it up (a ``revoked`` or ``lost`` call, or the holder's crash or stop)
+  to the first poll of its next holder that fetched records of it; plus stalls while held: gaps between two
+  fetches of it by its holder longer than :data:`STALL_S`, less the producer's interval. Partitions the group did
+  not consume before the step (new partitions, newly subscribed topics) are not counted: the evaluation counts
+  them nowhere. Fetch gaps alone would count every poll's jitter on a loaded machine; a hand-over is an event.
+- **unowned** (partition-seconds, a cross-check from the listeners alone): the same hand-overs, ending at the next
+  ``assigned`` call instead of the first fetch.
 - **moved**, **orphaned**: from the settled holdings before and after the step, as ``assignors.metrics.movement``
   counts them (a member is its name; a restarted static member keeps it).
-- **revoked**: partitions named in ``revoked`` calls of members that are still in the group after the step.
+- **revoked**: partitions named in ``revoked`` calls of members that are in the group before and after the step
+  and did not stop in it.
 - **rounds**: classic, the distinct generations of the ``assigned`` calls in the step; KIP-848, the most
   ``assigned`` calls one member had in the step (its reconciliations).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GAP_THRESHOLD_S", "Observed", "observe"]
+__all__ = ["STALL_S", "Observed", "observe"]
 
-GAP_THRESHOLD_S = 0.3
-"""A gap between two fetches of a partition longer than this is a pause (the producer writes every 0.1 s)."""
+STALL_S = 1.0
+"""A gap between two fetches of a partition by the member holding it longer than this is a stall (the producer
+writes every 0.1 s; on two loaded cores the gaps of a consumed partition stay under about 0.6 s)."""
 
 Partition = tuple[str, int]
 
@@ -54,81 +56,70 @@ def _holdings(step: Mapping[str, Any]) -> dict[Partition, str]:
     return owner
 
 
-def _fetches(events: Sequence[Mapping[str, Any]]) -> dict[Partition, list[float]]:
-    found: dict[Partition, list[float]] = {}
+def _timeline(
+    events: Sequence[Mapping[str, Any]], ends: Mapping[str, float]
+) -> dict[Partition, list[tuple[float, int, str]]]:
+    """Per partition, its events in time order: (t, kind, member) with kind 0 release, 1 assigned, 2 fetched.
+
+    A member's end (its crash or stop, ``ends``) releases what it still holds then.
+    """
+    found: dict[Partition, list[tuple[float, int, str]]] = {}
+    kinds = {"revoked": 0, "lost": 0, "assigned": 1, "fetched": 2}
     for event in events:
-        if event["e"] == "fetched":
-            for topic, number in event["partitions"]:
-                found.setdefault((str(topic), int(number)), []).append(float(event["t"]))
-    for times in found.values():
-        times.sort()
+        kind = kinds.get(event["e"])
+        if kind is None:
+            continue
+        for topic, number in event["partitions"]:
+            found.setdefault((str(topic), int(number)), []).append((float(event["t"]), kind, str(event["m"])))
+    for member, t in ends.items():
+        for line in found.values():
+            line.append((t, 0, member))
+    for line in found.values():
+        line.sort()
     return found
 
 
-def _gap_pause(times: list[float], start: float, end: float, *, interval: float, open_end: bool) -> float:
-    """Partition-seconds of the gaps longer than the threshold, the part of each inside [start, end], less the
-    producer's interval; with ``open_end`` (the partition is held after the step) a silence lasting past ``end``
-    counts up to ``end``."""
-    first = bisect_right(times, start) - 1
-    if first < 0:
-        return 0.0  # never fetched before the step: not consumed, not paused
-    last = bisect_right(times, end)
-    ends = times[first + 1 : last]
-    if open_end:
-        ends = [*ends, times[last] if last < len(times) else end]
-    total = 0.0
-    previous = times[first]
-    for t in ends:
-        if t - previous > GAP_THRESHOLD_S:
-            total += max(0.0, min(t, end) - max(previous, start) - interval)
-        previous = t
-    return total
-
-
-def _unowned(
-    events: Sequence[Mapping[str, Any]],
-    partitions: set[Partition],
-    start: float,
-    end: float,
-    crashes: Mapping[str, float],
-) -> float:
-    held: dict[Partition, str] = {}
-    since: dict[Partition, float] = {}
-    total = 0.0
-    timeline = sorted(
-        [*((float(e["t"]), e) for e in events if e["e"] in ("assigned", "revoked", "lost"))],
-        key=lambda item: item[0],
-    )
-    crash_events = sorted((t, name) for name, t in crashes.items())
-    ci = 0
-    for t, event in timeline:
-        while ci < len(crash_events) and crash_events[ci][0] <= t:
-            when, name = crash_events[ci]
-            for tp, owner in list(held.items()):
-                if owner == name:
-                    del held[tp]
-                    since[tp] = when
-            ci += 1
-        for topic, number in event["partitions"]:
-            tp = (str(topic), int(number))
-            if event["e"] == "assigned":
-                if tp in since and tp in partitions:
-                    began = max(since.pop(tp), start)
-                    if t > start:
-                        total += max(0.0, min(t, end) - began)
-                held[tp] = event["m"]
-            elif held.get(tp) == event["m"]:
-                del held[tp]
-                since[tp] = t
-    return total
+def _hand_overs(  # noqa: C901 - one partition's story
+    line: Sequence[tuple[float, int, str]], start: float, end: float, *, interval: float
+) -> tuple[float, float]:
+    """(pause, unowned) of one partition for hand-overs that start in [start, end] and stalls inside it."""
+    holder: str | None = None
+    released: float | None = None  # when the last holder gave it up, until the next holder's first fetch
+    assigned_at: float | None = None
+    last_fetch: float | None = None
+    pause = unowned = 0.0
+    for t, kind, member in line:
+        if kind == 0:
+            if member == holder:
+                if released is None:
+                    released = t
+                holder, assigned_at = None, None
+            continue
+        if kind == 1:
+            if released is not None and start <= released <= end and holder is None:
+                unowned += t - released
+            holder, assigned_at, last_fetch = member, t, None
+            continue
+        if member != holder:
+            continue  # a fetch already in flight when its poll's member gave the partition up
+        if released is not None and assigned_at is not None:
+            if start <= released <= end:
+                pause += t - released
+            released = None
+        elif last_fetch is not None and t - last_fetch > STALL_S and start <= t <= end:
+            pause += t - max(last_fetch, start) - interval
+        last_fetch = t
+    if released is not None and start <= released <= end:
+        pause += end - released  # not consumed again before the step ended
+    return pause, unowned
 
 
 def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
     """Every measured step of one group run (``GroupRun.to_json()``), in order."""
     steps = run["steps"]
     events = run["events"]
-    fetches = _fetches(events)
-    crashes = {name: float(m["ended_at"]) for name, m in run["members"].items() if m.get("crashed")}
+    ends = {name: float(m["ended_at"]) for name, m in run["members"].items() if m.get("ended_at") is not None}
+    lines = _timeline(events, ends)
     found: list[Observed] = []
     measured = 0
     for index, step in enumerate(steps):
@@ -145,15 +136,13 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
         window = [e for e in events if start <= float(e["t"]) <= end]
         survivors = present - set(step.get("stopped", ()))  # a restarted static member's own close is no rebalance
         revoked = sum(len(e["partitions"]) for e in window if e["e"] == "revoked" and e["m"] in survivors)
-        pause = 0.0
+        pause = unowned = 0.0
         paused = 0
         for tp in before:
-            times = fetches.get(tp, [])
-            part = _gap_pause(times, start, end, interval=interval, open_end=tp in after)
-            if part > 0:
-                paused += 1
+            part, gone = _hand_overs(lines.get(tp, ()), start, end, interval=interval)
+            paused += part > 0
             pause += part
-        unowned = _unowned(events, set(before), start, end, crashes)
+            unowned += gone
         gens = {e["gen"] for e in window if e["e"] == "assigned" and e.get("gen") is not None}
         per_member: dict[str, int] = {}
         for e in window:
@@ -178,8 +167,3 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
             )
         )
     return found
-
-
-def partitions_between(times: Sequence[float], start: float, end: float) -> int:
-    """How many of ``times`` fall in [start, end] (a helper for reports and tests)."""
-    return bisect_right(times, end) - bisect_left(times, start)

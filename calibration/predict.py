@@ -55,7 +55,7 @@ def _label(name: str) -> tuple[str, RebalanceProtocol]:
     return protocol.name, protocol
 
 
-def predict(run: Mapping[str, Any], model: PauseModel) -> list[Predicted]:  # noqa: C901, PLR0914, PLR0915 - one replay
+def predict(run: Mapping[str, Any], model: PauseModel) -> list[Predicted]:  # noqa: PLR0915 - one replay
     """Every measured step of ``run`` (``GroupRun.to_json()``) as the product predicts it."""
     name = str(run["product"])
     label, protocol = _label(name)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from assignors.metrics import DEFAULT_PAUSE_MODEL, PauseModel
-from calibration.measure import GAP_THRESHOLD_S, Observed, observe
+from calibration.measure import STALL_S, Observed, observe
 from calibration.predict import Predicted, predict
 from calibration.scenarios import SCENARIOS, STRATEGIES
 
@@ -174,9 +174,10 @@ def markdown(runs: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], model: 
         ),
         "",
         (
-            "**Observed** pause: per partition the group consumed before the step, the gaps longer than "
-            f"{GAP_THRESHOLD_S} s between polls that fetched it (any member's), less the producer's interval, inside "
-            "the step. **Before**: today's constants (`pause_partition_seconds`, R = H = 5 s, orphaned partitions "
+            "**Observed** pause: per partition the group consumed before the step, from the moment its holder "
+            "gave it up (its listener's revoke or lost call, its crash or stop) to the first poll of the next "
+            f"holder that fetched it, plus stalls while held (fetch gaps over {STALL_S} s). **Before**: today's "
+            "constants (`pause_partition_seconds`, R = H = 5 s, orphaned partitions "
             "not counted). **After**: `rebalance_pause` with `PauseModel` at the run's settings (parameters "
             "below). Moved, revoked: observed / predicted, summed over the scenario's steps; `=` when every step "
             "agrees. Rank: by pause among the strategies of the scenario, observed / before / after."

@@ -325,6 +325,13 @@ class Producer:
             self.counts.pop(topic, None)
         self._write()
 
+    def report(self) -> list[str]:
+        """What the producer printed: its counts every 5 s and its first failures."""
+        return self._process.log.read_text(encoding="utf-8", errors="replace").splitlines()
+
+    def alive(self) -> bool:
+        return self._process.alive()
+
     def close(self) -> None:
         self._process.stop(20.0)
 
@@ -377,6 +384,8 @@ class GroupRun:
     events: list[dict[str, Any]]
     members: dict[str, Member]
     failures: list[str]
+    producer: list[str] = field(default_factory=list)
+    """What the scenario's producer printed (its counts every 5 s, its first failures)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -390,6 +399,7 @@ class GroupRun:
             "events": [{**e, "partitions": [list(p) for p in e["partitions"]]} for e in self.events],
             "members": {name: m.__dict__ for name, m in self.members.items()},
             "failures": self.failures,
+            "producer": self.producer[-12:],
         }
 
 
@@ -414,7 +424,6 @@ def play(  # noqa: C901, PLR0913, PLR0915 - one scenario's script for every grou
     *,
     bootstrap: str,
     settings: Settings,
-    producer: Producer,
     work: Path,
     kafka_version: str,
     log: Any = None,
@@ -431,6 +440,7 @@ def play(  # noqa: C901, PLR0913, PLR0915 - one scenario's script for every grou
         groups.append(group)
         counts[index] = {f"{prefix}-{suffix}": n for suffix, n in settings.partitions}
     create_topics(bootstrap, {name: n for c in counts.values() for name, n in c.items()})
+    producer = Producer(bootstrap, settings.produce_interval_s, work / f"producer-{scenario.name}-{tag}")
     for c in counts.values():
         for name, n in c.items():
             producer.set(name, n)
@@ -494,8 +504,11 @@ def play(  # noqa: C901, PLR0913, PLR0915 - one scenario's script for every grou
             thread.start()
         for thread in closers:
             thread.join(90)
-        producer.drop(name for c in counts.values() for name in c)
+        producer.close()
+        produced = producer.report()
     return [
-        GroupRun(scenario.name, g.strategy, g.group_id, g.prefix, records[i], g.events, g.members, g.failures())
+        GroupRun(
+            scenario.name, g.strategy, g.group_id, g.prefix, records[i], g.events, g.members, g.failures(), produced
+        )
         for i, g in enumerate(groups)
     ]

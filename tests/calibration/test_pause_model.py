@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 import pytest
-from calibration.measure import GAP_THRESHOLD_S, observe
-from calibration.measure import _gap_pause as gap_pause
+from calibration.measure import STALL_S, observe
+from calibration.measure import _hand_overs as hand_overs
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -139,20 +139,24 @@ def test_the_old_constants_still_work() -> None:
 
 
 # --- the measurement --------------------------------------------------------------------------------------------------
-def test_gap_pause_counts_long_gaps_less_the_interval_inside_the_step() -> None:
-    times = [0.0, 0.1, 0.2, 0.3, 2.3, 2.4, 2.5]
-    # one gap of 2.0 s inside [0.25, 3.0]: 2.0 - 0.1
-    assert gap_pause(times, 0.25, 3.0, interval=0.1, open_end=False) == pytest.approx(1.9)
-    # the gap's part before the step is not the step's
-    assert gap_pause(times, 1.3, 3.0, interval=0.1, open_end=False) == pytest.approx(0.9)
-    # never fetched before the step: not consumed, not paused
-    assert gap_pause([5.0, 5.1], 1.0, 6.0, interval=0.1, open_end=True) == 0.0
-    # silent to the end of the step while still held: paused until the end
-    assert gap_pause([0.0, 0.1], 0.5, 2.1, interval=0.1, open_end=True) == pytest.approx(1.5)
-    assert gap_pause([0.0, 0.1], 0.5, 2.1, interval=0.1, open_end=False) == 0.0
-    # gaps at the threshold or below are a consumed partition's ordinary rhythm
-    steady = [i * GAP_THRESHOLD_S * 0.8 for i in range(14)]
-    assert gap_pause(steady, 0.0, 3.0, interval=0.1, open_end=True) == 0.0
+def test_hand_overs_from_release_to_the_next_holders_first_fetch() -> None:
+    # x holds p, fetching every 0.1 s; revokes at 10.0; y is assigned at 10.5 and first fetches at 10.7
+    line = [(t / 10, 2, "x") for t in range(90, 100)] + [(9.0, 1, "x"), (10.0, 0, "x"), (10.5, 1, "y"), (10.7, 2, "y")]
+    line.sort()
+    assert hand_overs(line, 9.5, 12.0, interval=0.1) == pytest.approx((0.7, 0.5))
+    # a hand-over that starts before the step is not the step's
+    assert hand_overs(line, 10.2, 12.0, interval=0.1) == (0.0, 0.0)
+    # a fetch by the old holder after the release (its poll was in flight) does not end the hand-over
+    late = sorted([*line, (10.1, 2, "x")])
+    assert hand_overs(late, 9.5, 12.0, interval=0.1) == pytest.approx((0.7, 0.5))
+    # released and never fetched again before the step ended: paused until the end
+    assert hand_overs(line[:-2], 9.5, 12.0, interval=0.1) == pytest.approx((2.0, 0.0))
+    # a stall while held: a gap over STALL_S between the holder's fetches, less the producer's interval
+    stalled = [(0.0, 1, "x"), (0.1, 2, "x"), (0.2, 2, "x"), (0.2 + STALL_S + 0.5, 2, "x")]
+    assert hand_overs(stalled, 0.0, 5.0, interval=0.1) == pytest.approx((STALL_S + 0.4, 0.0))
+    # the ordinary rhythm of a consumed partition is no pause
+    steady = [(0.0, 1, "x"), *((i * STALL_S * 0.9, 2, "x") for i in range(1, 10))]
+    assert hand_overs(steady, 0.0, 10.0, interval=0.1) == (0.0, 0.0)
 
 
 def _fetch(t: float, member: str, *partitions: int) -> dict[str, Any]:
@@ -182,8 +186,7 @@ def test_observe_a_leave_by_hand() -> None:
     }
     (found,) = observe(run, interval=0.1)
     assert (found.moved, found.orphaned, found.revoked, found.rounds, found.paused_partitions) == (0, 2, 0, 1, 2)
-    # partitions 2 and 3: last fetched at 9.9, next at 11.0: a 1.1 s gap, 1.0 s each past the interval, 0.05 s of it
-    # before the step
-    assert found.pause == pytest.approx(2 * (11.0 - 9.95 - 0.1))
+    # partitions 2 and 3: released at 10.0 (y's revoke), first fetched by x at 11.0
+    assert found.pause == pytest.approx(2 * 1.0)
     assert found.unowned == pytest.approx(2 * 1.0)
     assert found.seconds == pytest.approx(11.0 - 9.95)
