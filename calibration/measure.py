@@ -46,6 +46,10 @@ class Observed:
     seconds: float
     """From the step's first action to the group's last listener call."""
     paused_partitions: int
+    survivors_owned: int = 0
+    """Partitions held before the step by members still in the group after it."""
+    crashed: int = 0
+    """Of ``orphaned``, the partitions of members that crashed (no LeaveGroup)."""
 
 
 def _holdings(step: Mapping[str, Any]) -> dict[Partition, str]:
@@ -133,6 +137,8 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
         present = set(step["members"])
         moved = sum(1 for tp, owner in before.items() if owner in present and tp in after and after[tp] != owner)
         orphaned = sum(1 for owner in before.values() if owner not in present)
+        survivors_owned = sum(1 for owner in before.values() if owner in present)
+        crashed = sum(1 for owner in before.values() if owner in set(step.get("crashed", ())))
         window = [e for e in events if start <= float(e["t"]) <= end]
         survivors = present - set(step.get("stopped", ()))  # a restarted static member's own close is no rebalance
         revoked = sum(len(e["partitions"]) for e in window if e["e"] == "revoked" and e["m"] in survivors)
@@ -164,6 +170,27 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
                 settled_at is not None,
                 round(max(seconds, 0.0), 3),
                 paused,
+                survivors_owned,
+                crashed,
             )
         )
+    return found
+
+
+def first_fetch_delays(run: Mapping[str, Any]) -> list[float]:
+    """Seconds from each ``assigned`` call that ended a hand-over to the new holder's first fetch of the partition."""
+    ends = {name: float(m["ended_at"]) for name, m in run["members"].items() if m.get("ended_at") is not None}
+    found: list[float] = []
+    for line in _timeline(run["events"], ends).values():
+        pending: tuple[str, float] | None = None
+        released = False
+        for t, kind, member in line:
+            if kind == 0:
+                released = True
+            elif kind == 1:
+                pending = (member, t) if released else None
+                released = False
+            elif pending is not None and member == pending[0]:
+                found.append(t - pending[1])
+                pending = None
     return found
