@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -83,10 +84,29 @@ def _timeline(
     return found
 
 
+def _quiet(events: Sequence[Mapping[str, Any]]) -> list[tuple[float, float]]:
+    """Intervals longer than :data:`STALL_S` in which no member of the group fetched anything: the broker or the
+    producer stalled (or every member was rebalancing, which the hand-overs count)."""
+    times = sorted(float(e["t"]) for e in events if e["e"] == "fetched")
+    return [(a, b) for a, b in itertools.pairwise(times) if b - a > STALL_S]
+
+
+def _overlap(a: float, b: float, intervals: Sequence[tuple[float, float]]) -> float:
+    return sum(max(0.0, min(b, y) - max(a, x)) for x, y in intervals)
+
+
 def _hand_overs(  # noqa: C901 - one partition's story
-    line: Sequence[tuple[float, int, str]], start: float, end: float, *, interval: float
+    line: Sequence[tuple[float, int, str]],
+    start: float,
+    end: float,
+    *,
+    interval: float,
+    quiet: Sequence[tuple[float, float]] = (),
 ) -> tuple[float, float]:
-    """(pause, unowned) of one partition for hand-overs that start in [start, end] and stalls inside it."""
+    """(pause, unowned) of one partition for hand-overs that start in [start, end] and stalls inside it.
+
+    A stall's part that falls in a ``quiet`` interval of the whole group is not this partition's.
+    """
     holder: str | None = None
     released: float | None = None  # when the last holder gave it up, until the next holder's first fetch
     assigned_at: float | None = None
@@ -111,7 +131,8 @@ def _hand_overs(  # noqa: C901 - one partition's story
                 pause += t - released
             released = None
         elif last_fetch is not None and t - last_fetch > STALL_S and start <= t <= end:
-            pause += t - max(last_fetch, start) - interval
+            began = max(last_fetch, start)
+            pause += max(0.0, t - began - _overlap(began, t, quiet) - interval)
         last_fetch = t
     if released is not None and start <= released <= end:
         pause += end - released  # not consumed again before the step ended
@@ -124,6 +145,7 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
     events = run["events"]
     ends = {name: float(m["ended_at"]) for name, m in run["members"].items() if m.get("ended_at") is not None}
     lines = _timeline(events, ends)
+    quiet = _quiet(events)
     found: list[Observed] = []
     measured = 0
     for index, step in enumerate(steps):
@@ -145,7 +167,7 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
         pause = unowned = 0.0
         paused = 0
         for tp in before:
-            part, gone = _hand_overs(lines.get(tp, ()), start, end, interval=interval)
+            part, gone = _hand_overs(lines.get(tp, ()), start, end, interval=interval, quiet=quiet)
             paused += part > 0
             pause += part
             unowned += gone
