@@ -156,11 +156,18 @@ SCENARIOS: tuple[Scenario, ...] = (
         "3 of 6 members subscribed to a add topic b",
         _base(MEMBERS, topics="a"),
         (tuple(("subscribe", f"m{i}", "a,b") for i in range(3)),),
+        notes="each member's new subscription reaches the coordinator on its own (one rebalance per member on the "
+        "classic protocol, where an eager group revokes everything each time), and a partition's new holder "
+        "starts fetching about 2 s after the assignment while it looks up the new topic; one snapshot change "
+        "prices one rebalance",
     ),
     Scenario(
         "wave",
         "deploy wave: 3 of 6 members replaced at once",
         _base(MEMBERS),
         ((*(("stop", f"m{i}") for i in range(3, 6)), *(("start", f"n{i}", "a,b", "") for i in range(3, 6))),),
+        notes="the membership table has one snapshot for the wave; the broker sees the leaves and the joins land "
+        "apart (several rebalances: the orphans go to the survivors first, then move to the new members), which "
+        "the replay of one snapshot change cannot price",
     ),
 )

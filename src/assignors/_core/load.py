@@ -274,11 +274,14 @@ class PauseModel:
     session_seconds: float = 45.0
     consumer_heartbeat_seconds: float = 5.0
     consumer_session_seconds: float = 45.0
-    eager_heartbeats: float = 0.5
-    cooperative_heartbeats: float = 1.0
-    cooperative_orphan_heartbeats: float = 0.5
-    consumer_move_heartbeats: float = 1.0
-    consumer_orphan_heartbeats: float = 0.5
+    # measured: `make calibrate` on Kafka 4.4.0 (docs/calibration.md), 64 groups of 6 members, the classic members
+    # at heartbeat.interval.ms 1000 and session.timeout.ms 10000, the broker at group.consumer.heartbeat.interval.ms
+    # 2000 and group.consumer.session.timeout.ms 10000: each factor is in units of the interval that paces it
+    eager_heartbeats: float = 0.32
+    cooperative_heartbeats: float = 0.85
+    cooperative_orphan_heartbeats: float = 2.05
+    consumer_move_heartbeats: float = 0.73
+    consumer_orphan_heartbeats: float = 1.36
     fetch_seconds: float = 0.1
     sources: tuple[tuple[str, str], ...] = (
         ("heartbeat_seconds", KAFKA_DEFAULT + " heartbeat.interval.ms=3000"),
@@ -358,7 +361,8 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     Raises:
         InvalidWeightError: an unknown protocol or a negative count, naming the field.
 
-    >>> model = PauseModel(heartbeat_seconds=1.0, consumer_heartbeat_seconds=2.0, fetch_seconds=0.0)
+    >>> model = PauseModel(heartbeat_seconds=1.0, consumer_heartbeat_seconds=2.0, eager_heartbeats=0.5,
+    ...                    consumer_move_heartbeats=1.0, consumer_orphan_heartbeats=0.5, fetch_seconds=0.0)
     >>> rebalance_pause("EAGER", model, moved=2, survivors_owned=10, orphaned=4)
     7.0
     >>> rebalance_pause("CONSUMER", model, moved=2, survivors_owned=10, orphaned=4)
