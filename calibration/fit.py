@@ -1,29 +1,34 @@
-"""The pause model's factors from the measurement: least squares per protocol over every measured step.
+"""The pause model's factors from the measurement: per protocol, the median wait per partition over single-event steps.
 
-Per step, the observed pause less what the crashed members' session timeouts account for (``crashed`` partitions
-times the session timeout of the protocol) is regressed on the step's partition counts, without intercept:
+A step's wait per partition is its observed pause, less what the crashed members' session timeouts account for
+(``crashed`` partitions times the protocol's session timeout), divided by the partitions it priced:
 
 - EAGER: ``survivors_owned + orphaned`` (every partition a survivor held, and every orphan, waits one rejoin);
-- COOPERATIVE: ``moved`` and ``orphaned`` (two factors);
-- CONSUMER: ``moved`` and ``orphaned`` (two factors).
+- COOPERATIVE and CONSUMER: ``moved`` over the steps that moved partitions and orphaned none (a join), and
+  ``orphaned`` over the steps that orphaned partitions and moved none (a leave, a crash).
 
-Each fitted wait ``w`` (seconds per partition) is then ``factor * interval + fetch_seconds``: ``fetch_seconds`` is
-the median delay from an ``assigned`` call to the new holder's first fetch, the interval the protocol's heartbeat
-(classic ``heartbeat.interval.ms``, the broker's ``group.consumer.heartbeat.interval.ms``). The static-restart
-scenario is left out: its pauses are restarts, which no membership table shows.
+The median over steps, not a least-squares fit: one compound step (a deploy wave or a subscription change that the
+broker runs as several rebalances) would otherwise set the factor of every step. Only the scenarios of one event per
+step are used (:data:`FITTED`); the others are compound or restarts, and their rows say so. Each wait ``w`` (seconds
+per partition) is then ``factor * interval + fetch_seconds``: ``fetch_seconds`` is the median delay from an
+``assigned`` call to the new holder's first fetch, the interval the protocol's heartbeat (classic
+``heartbeat.interval.ms``, the broker's ``group.consumer.heartbeat.interval.ms``).
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from calibration.measure import Observed, first_fetch_delays, observe
 
-__all__ = ["EXCLUDED", "PROTOCOL_OF", "fit_factors"]
+__all__ = ["EXCLUDED", "FITTED", "PROTOCOL_OF", "fit_factors"]
 
 EXCLUDED = ("static",)
+"""Not scored: a static member's restart is no membership change."""
+FITTED = ("join", "leave", "crash", "rolling")
+"""The scenarios whose steps are one event each: the factors are fitted on them."""
 PROTOCOL_OF = {
     "range": "EAGER",
     "roundrobin": "EAGER",
@@ -32,31 +37,6 @@ PROTOCOL_OF = {
     "uniform": "CONSUMER",
     "consumer-range": "CONSUMER",
 }
-
-
-def _least_squares(xs: Sequence[tuple[float, ...]], ys: Sequence[float]) -> tuple[float, ...]:
-    """Non-negative least squares without intercept for one or two unknowns (a small closed form)."""
-    if not xs:
-        return ()
-    width = len(xs[0])
-    if width == 1:
-        sxx = sum(x[0] * x[0] for x in xs)
-        return (max(0.0, sum(x[0] * y for x, y in zip(xs, ys, strict=True)) / sxx) if sxx else 0.0,)
-    a = sum(x[0] * x[0] for x in xs)
-    b = sum(x[0] * x[1] for x in xs)
-    d = sum(x[1] * x[1] for x in xs)
-    e = sum(x[0] * y for x, y in zip(xs, ys, strict=True))
-    f = sum(x[1] * y for x, y in zip(xs, ys, strict=True))
-    det = a * d - b * b
-    if abs(det) < 1e-9:  # one column carries no information: fit the other alone
-        (second,) = _least_squares([(x[1],) for x in xs], ys)
-        return 0.0, second
-    first, second = (e * d - b * f) / det, (a * f - b * e) / det
-    if first < 0:
-        return 0.0, _least_squares([(x[1],) for x in xs], ys)[0]
-    if second < 0:
-        return _least_squares([(x[0],) for x in xs], ys)[0], 0.0
-    return first, second
 
 
 def fit_factors(runs: Mapping[str, Any]) -> dict[str, float]:
@@ -70,27 +50,24 @@ def fit_factors(runs: Mapping[str, Any]) -> dict[str, float]:
     steps: dict[str, list[Observed]] = {"EAGER": [], "COOPERATIVE": [], "CONSUMER": []}
     delays: list[float] = []
     for run in runs["runs"]:
-        if run["scenario"] in EXCLUDED:
+        if run["scenario"] not in FITTED:
             continue
         protocol = PROTOCOL_OF[run["product"]]
         steps[protocol].extend(o for o in observe(run, interval=interval) if o.settled)
         delays.extend(first_fetch_delays(run))
     fetch = statistics.median(delays) if delays else 0.0
 
-    def target(o: Observed, protocol: str) -> float:
-        return float(o.pause - o.crashed * session[protocol])
+    def waits(protocol: str, count: str, other: str | None = None) -> float:
+        found = []
+        for o in steps[protocol]:
+            priced = o.survivors_owned + o.orphaned if count == "eager" else getattr(o, count)
+            if priced and (other is None or getattr(o, other) == 0):
+                found.append((o.pause - o.crashed * session[protocol]) / priced)
+        return max(0.0, statistics.median(found)) if found else 0.0
 
-    (eager,) = _least_squares(
-        [(float(o.survivors_owned + o.orphaned),) for o in steps["EAGER"]], [target(o, "EAGER") for o in steps["EAGER"]]
-    ) or (0.0,)
-    coop = _least_squares(
-        [(float(o.moved), float(o.orphaned)) for o in steps["COOPERATIVE"]],
-        [target(o, "COOPERATIVE") for o in steps["COOPERATIVE"]],
-    ) or (0.0, 0.0)
-    consumer = _least_squares(
-        [(float(o.moved), float(o.orphaned)) for o in steps["CONSUMER"]],
-        [target(o, "CONSUMER") for o in steps["CONSUMER"]],
-    ) or (0.0, 0.0)
+    eager = waits("EAGER", "eager")
+    coop = (waits("COOPERATIVE", "moved", "orphaned"), waits("COOPERATIVE", "orphaned", "moved"))
+    consumer = (waits("CONSUMER", "moved", "orphaned"), waits("CONSUMER", "orphaned", "moved"))
 
     def factor(wait: float, interval_s: float) -> float:
         return round(max(0.0, wait - fetch) / interval_s, 3) if interval_s else 0.0

@@ -277,12 +277,12 @@ class PauseModel:
     # measured: `make calibrate` on Kafka 4.4.0 (docs/calibration.md), 64 groups of 6 members, the classic members
     # at heartbeat.interval.ms 1000 and session.timeout.ms 10000, the broker at group.consumer.heartbeat.interval.ms
     # 2000 and group.consumer.session.timeout.ms 10000: each factor is in units of the interval that paces it
-    eager_heartbeats: float = 0.32
-    cooperative_heartbeats: float = 0.85
-    cooperative_orphan_heartbeats: float = 2.05
-    consumer_move_heartbeats: float = 0.73
-    consumer_orphan_heartbeats: float = 1.36
-    fetch_seconds: float = 0.1
+    eager_heartbeats: float = 0.12
+    cooperative_heartbeats: float = 0.97
+    cooperative_orphan_heartbeats: float = 0.91
+    consumer_move_heartbeats: float = 0.65
+    consumer_orphan_heartbeats: float = 0.62
+    fetch_seconds: float = 0.09
     sources: tuple[tuple[str, str], ...] = (
         ("heartbeat_seconds", KAFKA_DEFAULT + " heartbeat.interval.ms=3000"),
         ("session_seconds", KAFKA_DEFAULT + " session.timeout.ms=45000"),
