@@ -128,7 +128,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) -m benchmarks $(BENCH_ARGS)
 
 # Real consumer groups on a local broker (one per strategy and scenario, calibration/scenarios.py), measured, and the
-# same histories through the evaluation's replay and pause model: docs/calibration.md (about 15 minutes on 2 cores).
+# same histories through the evaluation's replay and pause model: docs/calibration.md (about 7 minutes on 2 cores).
 # The raw runs go to calibration/runs.json (not committed); CALIBRATE_ARGS: e.g. --scenarios leave,crash.
 CALIBRATE_ARGS ?=
 calibrate: $(VENV)/.installed-test jvm

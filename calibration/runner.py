@@ -62,6 +62,9 @@ class Member:
     crashed: bool = False
 
 
+_NEVER = Member("", (), None, started_at=float("inf"))
+
+
 class Group:
     """One group of one strategy: its members, their events (normalised), and actions on them."""
 
@@ -273,6 +276,9 @@ class Group:
         if got != wanted:
             return None
         if any(tp[0] not in live[name].topics for name in live for tp in held.get(name, set())):
+            return None
+        joined = {e["m"] for e in self.events if e["e"] == "assigned" and e["t"] >= live.get(e["m"], _NEVER).started_at}
+        if set(live) - joined:  # a member that has not joined yet (a Python member takes seconds to start)
             return None
         calls = [e["t"] for e in self.events if e["e"] in LISTENER and e["m"] in live]
         last = max(calls, default=since)
