@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -68,6 +69,7 @@ def record(scenarios: Sequence[Scenario], strategies: Sequence[Strategy], versio
                 kafka_version=version,
             )
             runs.extend(run.to_json() for run in played)
+        collected = collect(broker.bootstrap_servers, Path(work) / "history", runs)
         kafka = broker.version
     return {
         "kafka_version": kafka,
@@ -75,7 +77,36 @@ def record(scenarios: Sequence[Scenario], strategies: Sequence[Strategy], versio
         "broker_config": SETTINGS.broker_config(),
         "seconds": round(time.monotonic() - began, 1),
         "runs": runs,
+        "collected": collected,
     }
+
+
+def collect(bootstrap: str, out: Path, runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``assignors collect`` on the broker's own ``__consumer_offsets``, then per group: how many snapshots the
+    cluster recorded, and whether the last recorded assignment is what the members held at the end."""
+    command = [sys.executable, "-m", "assignors", "collect", "--bootstrap-servers", bootstrap, "--out", str(out)]
+    command += ["--groups", "^calib-"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)  # noqa: S603
+    except subprocess.TimeoutExpired:
+        return {"error": "assignors collect did not finish within 300 s"}
+    if done.returncode != 0:
+        return {"error": (done.stdout + done.stderr).strip().splitlines()[-1:]}
+    import pyarrow.parquet as pq  # the collect extra's
+
+    table = pq.read_table(out / "actual").to_pylist()
+    found: dict[str, Any] = {}
+    for run in runs:
+        rows = [row for row in table if row["group_id"] == run["group_id"]]
+        stamps = sorted({row["snapshot_ts"] for row in rows})
+        last = {
+            row["member_id"]: sorted(row["assigned"] or []) for row in rows if rows and row["snapshot_ts"] == stamps[-1]
+        }
+        final = run["steps"][-1]
+        ids = {name: m["member_id"] for name, m in final["members"].items()}
+        held = {ids[name]: sorted(f"{t}-{p}" for t, p in parts) for name, parts in final["holdings"].items()}
+        found[run["group_id"]] = {"snapshots": len(stamps), "final_agrees": bool(rows) and last == held}
+    return found
 
 
 if __name__ == "__main__":

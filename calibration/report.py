@@ -195,6 +195,26 @@ def _summary(totals: Mapping[tuple[str, str], Mapping[str, Any]]) -> list[str]:
     ]
 
 
+def _collected(runs: Mapping[str, Any]) -> list[str]:
+    """What ``assignors collect`` read from the broker's ``__consumer_offsets`` for the same groups."""
+    found = runs.get("collected")
+    if not found:
+        return []
+    if "error" in found:
+        return [f"- `assignors collect` on the broker's `__consumer_offsets` failed: {found['error']}."]
+    groups = list(found.values())
+    agree = sum(bool(g["final_agrees"]) for g in groups)
+    counts = [int(g["snapshots"]) for g in groups]
+    return [
+        (
+            f"- The cluster's own records (`assignors collect` on the broker's `__consumer_offsets`): for {agree} of "
+            f"{len(groups)} groups the last recorded assignment is what the members held at the end; "
+            f"{min(counts, default=0)} to {max(counts, default=0)} snapshots recorded per group (every generation, "
+            "or under KIP-848 every member's epoch)."
+        )
+    ]
+
+
 def _close(predicted: float, observed: float) -> bool:
     if observed == 0:
         return predicted == 0
@@ -223,6 +243,7 @@ def markdown(runs: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], model: 
         ),
         "",
         *_summary(totals),
+        *_collected(runs),
         "",
         (
             f"Apache Kafka {runs['kafka_version']}, one local broker (KRaft), {len(runs['runs'])} groups in "

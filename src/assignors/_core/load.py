@@ -264,6 +264,9 @@ class PauseModel:
       (:attr:`consumer_orphan_heartbeats`), after the broker's ``group.consumer.session.timeout.ms``
       (:attr:`consumer_session_seconds`) when it crashed.
     - :attr:`fetch_seconds`: every partition that changes hands also waits for its new owner's first fetch.
+    - Not priced: the broker's ``group.initial.rebalance.delay.ms`` delays only an empty group's first join (the
+      evaluation's first snapshot, which costs nothing), and a static member back within its session timeout
+      causes no rebalance (no membership change shows it; its partitions wait while it is down).
 
     The factors (``*_heartbeats``, :attr:`fetch_seconds`) are measured (``make calibrate``); the intervals default to
     Kafka's defaults. ``sources`` names where each value came from (:data:`MEASURED`, :data:`KAFKA_DEFAULT`, a user
