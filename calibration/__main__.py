@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import subprocess
 import sys
@@ -81,6 +82,11 @@ def record(scenarios: Sequence[Scenario], strategies: Sequence[Strategy], versio
     }
 
 
+def _epoch(when: dt.datetime) -> float:
+    """Seconds since the epoch of a Parquet timestamp (naive ones are UTC, as collect writes them)."""
+    return (when if when.tzinfo is not None else when.replace(tzinfo=dt.UTC)).timestamp()
+
+
 def collect(bootstrap: str, out: Path, runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """``assignors collect`` on the broker's own ``__consumer_offsets``, then per group: how many snapshots the
     cluster recorded, and whether the last recorded assignment is what the members held at the end."""
@@ -97,12 +103,11 @@ def collect(bootstrap: str, out: Path, runs: Sequence[dict[str, Any]]) -> dict[s
     table = pq.read_table(out / "actual").to_pylist()
     found: dict[str, Any] = {}
     for run in runs:
-        rows = [row for row in table if row["group_id"] == run["group_id"]]
-        stamps = sorted({row["snapshot_ts"] for row in rows})
-        last = {
-            row["member_id"]: sorted(row["assigned"] or []) for row in rows if rows and row["snapshot_ts"] == stamps[-1]
-        }
         final = run["steps"][-1]
+        ended = final.get("end_wall", float("inf"))  # the members' closing rebalances come after it
+        rows = [r for r in table if r["group_id"] == run["group_id"] and _epoch(r["snapshot_ts"]) <= ended]
+        stamps = sorted({row["snapshot_ts"] for row in rows})
+        last = {row["member_id"]: sorted(row["assigned"] or []) for row in rows if row["snapshot_ts"] == stamps[-1]}
         ids = {name: m["member_id"] for name, m in final["members"].items()}
         held = {ids[name]: sorted(f"{t}-{p}" for t, p in parts) for name, parts in final["holdings"].items()}
         found[run["group_id"]] = {"snapshots": len(stamps), "final_agrees": bool(rows) and last == held}

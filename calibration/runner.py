@@ -296,6 +296,8 @@ class StepRecord:
     t0: float
     settled_at: float | None = None
     end: float = 0.0
+    end_wall: float = 0.0
+    """The step's end on the wall clock (the cluster's records carry wall-clock times)."""
     members: dict[str, dict[str, Any]] = field(default_factory=dict)
     holdings: dict[str, list[list[Any]]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
@@ -495,7 +497,7 @@ def play(  # noqa: C901, PLR0913, PLR0915 - one scenario's script for every grou
             _snapshot(groups[i], steps[i], counts[i])
         time.sleep(1.0)  # the last gaps close before the next step
         for i in range(len(groups)):
-            steps[i].end = time.monotonic()
+            steps[i].end, steps[i].end_wall = time.monotonic(), time.time()
             records[i].append(steps[i])
 
     try:
