@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PYTEST_ARGS ?=
 
-.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench clean jvm kafka-test kafka-demo java-matrix jvm-legacy
+.PHONY: demo test core-test docs lint typecheck unit integration connect cluster bench calibrate clean jvm kafka-test kafka-demo java-matrix jvm-legacy
 
 # Apache Kafka's jars (broker, clients, group coordinator) from Maven Central, pinned in jvm/pom.xml; ~/.m2 caches
 # them. `make jvm KAFKA_VERSION=4.1.1` builds another version beside it (jvm/target/kafka-VERSION/).
@@ -70,8 +70,8 @@ kafka-demo: $(VENV)/.installed-test jvm
 	$(PY) -m spark_udfs.demo.kafka_demo --classpath $(JVM_BUILD)/classpath.txt --out $(KAFKA_DEMO_OUT)
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks calibration
+	$(BIN)/ruff format --check src tests benchmarks calibration
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
@@ -126,6 +126,13 @@ BENCH_ARGS ?=
 bench: $(VENV)/.installed-bench
 	@if command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then $(MAKE) --no-print-directory jvm || true; fi
 	$(PY) -m benchmarks $(BENCH_ARGS)
+
+# Real consumer groups on a local broker (one per strategy and scenario, calibration/scenarios.py), measured, and the
+# same histories through the evaluation's replay and pause model: docs/calibration.md (about 7 minutes on 2 cores).
+# The raw runs go to calibration/runs.json (not committed); CALIBRATE_ARGS: e.g. --scenarios leave,crash.
+CALIBRATE_ARGS ?=
+calibrate: $(VENV)/.installed-test jvm
+	$(PY) -m calibration $(CALIBRATE_ARGS)
 
 clean:
 	rm -rf $(VENV) $(CORE_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -34,9 +34,15 @@ class _Member:
 
     def emit(self, event: str, partitions: Iterable[Any] = (), **extra: Any) -> None:
         listed = sorted([tp.topic, tp.partition] for tp in partitions)
-        line = {"at": time.time(), "event": event, "name": self.args.name, "partitions": listed, **extra}
+        line = {"at": time.time(), "t": time.monotonic(), "event": event, "name": self.args.name, "partitions": listed}
+        line |= extra
         sys.stdout.write(json.dumps(line) + "\n")
         sys.stdout.flush()
+
+    def fetched(self, partitions: Iterable[Any]) -> None:
+        """With ``--fetched``: the partitions one poll returned records of (the calibration's consumption clock)."""
+        if self.args.fetched and partitions:
+            self.emit("fetched", partitions)
 
     def commands(self) -> list[list[str]]:
         """New lines of the control file, split in words."""
@@ -131,8 +137,9 @@ def _run_kafka_python(member: _Member) -> None:
         client_id=args.name,
         enable_auto_commit=False,
         session_timeout_ms=args.session_timeout_ms,
-        heartbeat_interval_ms=500,
+        heartbeat_interval_ms=args.heartbeat_interval_ms,
         partition_assignment_strategy=[for_kafka_python(args.strategy or "range")],
+        **_optional(args),
     )
     finish_joins(consumer)  # kafka-python 3.0.12 can lose a rebalance that a poll left in flight
 
@@ -160,23 +167,24 @@ def _run_kafka_python(member: _Member) -> None:
             for command in member.commands():
                 if command[0] == "subscribe":
                     subscribe(command[1].split(","))
-            _poll_kafka_python(consumer, member)
+            member.fetched(_poll_kafka_python(consumer, member))
     finally:
         consumer.close(autocommit=False)
         member.emit("closed")
 
 
-def _poll_kafka_python(consumer: Any, member: _Member) -> None:
+def _poll_kafka_python(consumer: Any, member: _Member) -> list[Any]:
     """One poll; a retriable error is said and the next poll retries (kafka-python 3.0.12's poll raises a refused
     connection while the broker restarts: its metadata refresh in ``ensure_coordinator_ready`` is not guarded)."""
     from kafka.errors import KafkaError
 
     try:
-        consumer.poll(timeout_ms=int(POLL_S * 1000))
+        return list(consumer.poll(timeout_ms=int(POLL_S * 1000)))
     except KafkaError as error:
         if not error.retriable:
             raise
         member.emit("retrying", error=str(error))
+    return []
 
 
 async def _run_aiokafka(member: _Member) -> None:
@@ -191,8 +199,9 @@ async def _run_aiokafka(member: _Member) -> None:
         client_id=args.name,
         enable_auto_commit=False,
         session_timeout_ms=args.session_timeout_ms,
-        heartbeat_interval_ms=500,
+        heartbeat_interval_ms=args.heartbeat_interval_ms,
         partition_assignment_strategy=[adapter],
+        **_optional(args),
     )
     adapter.bind(consumer)
 
@@ -215,12 +224,22 @@ async def _run_aiokafka(member: _Member) -> None:
             for command in member.commands():
                 if command[0] == "subscribe":
                     consumer.subscribe(command[1].split(","), listener=Listener())
-            await consumer.getmany(timeout_ms=int(POLL_S * 1000))
+            member.fetched(list(await consumer.getmany(timeout_ms=int(POLL_S * 1000))))
     finally:
         # aiokafka's stop() leaves the group without calling on_partitions_revoked: say so here.
         member.emit("revoked", consumer.assignment(), **extra())
         await consumer.stop()
         member.emit("closed")
+
+
+def _optional(args: argparse.Namespace) -> dict[str, Any]:
+    """The kafka-python / aiokafka settings given only when asked for (their defaults otherwise)."""
+    found: dict[str, Any] = {}
+    if args.group_instance_id:
+        found["group_instance_id"] = args.group_instance_id
+    if args.metadata_max_age_ms is not None:
+        found["metadata_max_age_ms"] = args.metadata_max_age_ms
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -235,6 +254,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--strategy")
     parser.add_argument("--remote-assignor")
     parser.add_argument("--session-timeout-ms", type=int, default=6000)
+    parser.add_argument("--heartbeat-interval-ms", type=int, default=500)
+    parser.add_argument("--metadata-max-age-ms", type=int)
+    parser.add_argument("--group-instance-id", help="a static member (kafka-python, aiokafka)")
+    parser.add_argument("--fetched", action="store_true", help="print the partitions each poll returned records of")
     args = parser.parse_args(argv)
     member = _Member(args)
     faulthandler.register(STACKS_SIGNAL, all_threads=True)  # the parent asks where a stuck member is

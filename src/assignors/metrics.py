@@ -9,11 +9,15 @@ An assignment argument is a mapping of member id to either an
 
 from assignors._core.metrics import (
     DEFAULT_HEARTBEAT_SECONDS,
+    DEFAULT_PAUSE_MODEL,
     DEFAULT_REBALANCE_SECONDS,
+    KAFKA_DEFAULT,
+    MEASURED,
     AssignmentLike,
     Balance,
     InvalidWeightError,
     Movement,
+    PauseModel,
     PauseProtocol,
     Violation,
     WeightedLoad,
@@ -23,17 +27,22 @@ from assignors._core.metrics import (
     movement,
     owners,
     pause_partition_seconds,
+    rebalance_pause,
     topic_spreads,
     weighted_load,
 )
 
 __all__ = [
     "DEFAULT_HEARTBEAT_SECONDS",
+    "DEFAULT_PAUSE_MODEL",
     "DEFAULT_REBALANCE_SECONDS",
+    "KAFKA_DEFAULT",
+    "MEASURED",
     "AssignmentLike",
     "Balance",
     "InvalidWeightError",
     "Movement",
+    "PauseModel",
     "PauseProtocol",
     "Violation",
     "WeightedLoad",
@@ -43,6 +52,7 @@ __all__ = [
     "movement",
     "owners",
     "pause_partition_seconds",
+    "rebalance_pause",
     "topic_spreads",
     "weighted_load",
 ]

@@ -117,6 +117,7 @@ def test_install_lines_name_the_project_and_its_extras() -> None:
         ("bench", ["python -m benchmarks"]),
         ("cluster", ["pytest -m cluster"]),
         ("kafka-demo", ["-m spark_udfs.demo.kafka_demo --classpath jvm/target/kafka-", "--out kafka-demo-output"]),
+        ("calibrate", ["-m calibration"]),
     ],
 )
 def test_make_targets_run_what_the_readme_says(tmp_path: Path, target: str, recipe: list[str]) -> None:
@@ -142,7 +143,7 @@ def test_make_targets_run_what_the_readme_says(tmp_path: Path, target: str, reci
 def test_every_make_target_the_readme_names_is_checked_here() -> None:
     """Each ``make TARGET`` the README quotes is one whose recipe the test above compares with the README."""
     named = set(re.findall(r"`make ([a-z-]+)`", README)) | {c[1] for c in _commands() if c[0] == "make"}
-    checked = {"demo", "test", "docs", "bench", "kafka-demo", "cluster"}
+    checked = {"demo", "test", "docs", "bench", "kafka-demo", "cluster", "calibrate"}
     assert named <= checked, named - checked
 
 

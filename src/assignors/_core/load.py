@@ -18,12 +18,17 @@ from assignors._core.model import Assignment, MemberId, RebalanceProtocol, Subsc
 
 __all__ = [
     "DEFAULT_HEARTBEAT_SECONDS",
+    "DEFAULT_PAUSE_MODEL",
     "DEFAULT_REBALANCE_SECONDS",
+    "KAFKA_DEFAULT",
+    "MEASURED",
     "InvalidWeightError",
+    "PauseModel",
     "PauseProtocol",
     "WeightedLoad",
     "Weights",
     "pause_partition_seconds",
+    "rebalance_pause",
     "topic_spreads",
     "weighted_load",
 ]
@@ -231,3 +236,164 @@ def pause_partition_seconds(
     if kind is PauseProtocol.COOPERATIVE:
         return moved * 2 * rebalance
     return moved * heartbeat
+
+
+# -- the calibrated pause model (make calibrate, docs/calibration.md) ----------------------------------------------
+MEASURED = "measured"
+"""A :class:`PauseModel` parameter's source: ``make calibrate``'s measurement (docs/calibration.md)."""
+KAFKA_DEFAULT = "Kafka's default"
+"""A :class:`PauseModel` parameter's source: the Kafka setting's documented default."""
+
+
+@dataclass(frozen=True, slots=True)
+class PauseModel:
+    """What a rebalance costs, per protocol, from the settings that drive it and factors measured on real groups.
+
+    Every duration a partition waits is a number of the interval that paces it, plus a fixed part:
+
+    - classic (EAGER and COOPERATIVE): members learn of a rebalance on their next heartbeat
+      (``heartbeat.interval.ms``, :attr:`heartbeat_seconds`); EAGER stops every partition the surviving members
+      owned for :attr:`eager_heartbeats` heartbeats (the group waits for every member to rejoin); COOPERATIVE stops
+      a moved partition for :attr:`cooperative_heartbeats` (revoked in the first round, assigned in the second);
+      a partition whose owner sent LeaveGroup waits one rebalance (:attr:`eager_heartbeats`, or
+      :attr:`cooperative_orphan_heartbeats`), one whose owner crashed waits ``session.timeout.ms``
+      (:attr:`session_seconds`) first.
+    - CONSUMER (KIP-848): the old owner releases a moved partition on its next heartbeat and the new owner takes it
+      on its next (:attr:`consumer_move_heartbeats` of the broker's ``group.consumer.heartbeat.interval.ms``,
+      :attr:`consumer_heartbeat_seconds`); a departed member's partitions go to the next member that heartbeats
+      (:attr:`consumer_orphan_heartbeats`), after the broker's ``group.consumer.session.timeout.ms``
+      (:attr:`consumer_session_seconds`) when it crashed.
+    - :attr:`fetch_seconds`: every partition that changes hands also waits for its new owner's first fetch.
+    - Not priced: the broker's ``group.initial.rebalance.delay.ms`` delays only an empty group's first join (the
+      evaluation's first snapshot, which costs nothing), and a static member back within its session timeout
+      causes no rebalance (no membership change shows it; its partitions wait while it is down).
+
+    The factors (``*_heartbeats``, :attr:`fetch_seconds`) are measured (``make calibrate``); the intervals default to
+    Kafka's defaults. ``sources`` names where each value came from (:data:`MEASURED`, :data:`KAFKA_DEFAULT`, a user
+    option, the cluster's records); :meth:`with_settings` replaces intervals and records the source.
+    """
+
+    heartbeat_seconds: float = 3.0
+    session_seconds: float = 45.0
+    consumer_heartbeat_seconds: float = 5.0
+    consumer_session_seconds: float = 45.0
+    # measured: `make calibrate` on Kafka 4.4.0 (docs/calibration.md), 64 groups of 6 members, the classic members
+    # at heartbeat.interval.ms 1000 and session.timeout.ms 10000, the broker at group.consumer.heartbeat.interval.ms
+    # 2000 and group.consumer.session.timeout.ms 10000: each factor is in units of the interval that paces it
+    eager_heartbeats: float = 0.12
+    cooperative_heartbeats: float = 0.97
+    cooperative_orphan_heartbeats: float = 0.91
+    consumer_move_heartbeats: float = 0.65
+    consumer_orphan_heartbeats: float = 0.62
+    fetch_seconds: float = 0.09
+    sources: tuple[tuple[str, str], ...] = (
+        ("heartbeat_seconds", KAFKA_DEFAULT + " heartbeat.interval.ms=3000"),
+        ("session_seconds", KAFKA_DEFAULT + " session.timeout.ms=45000"),
+        ("consumer_heartbeat_seconds", KAFKA_DEFAULT + " group.consumer.heartbeat.interval.ms=5000"),
+        ("consumer_session_seconds", KAFKA_DEFAULT + " group.consumer.session.timeout.ms=45000"),
+        ("eager_heartbeats", MEASURED),
+        ("cooperative_heartbeats", MEASURED),
+        ("cooperative_orphan_heartbeats", MEASURED),
+        ("consumer_move_heartbeats", MEASURED),
+        ("consumer_orphan_heartbeats", MEASURED),
+        ("fetch_seconds", MEASURED),
+    )
+
+    def __post_init__(self) -> None:
+        for name in _MODEL_FIELDS:
+            _check_seconds(name, getattr(self, name))
+
+    def source(self, field: str) -> str:
+        """Where the value of ``field`` came from."""
+        return dict(self.sources).get(field, "given")
+
+    def with_settings(self, source: str, **values: float) -> PauseModel:
+        """A copy with ``values`` replaced (e.g. ``heartbeat_seconds=1.0``), each recorded as coming from ``source``.
+
+        Raises:
+            InvalidWeightError: an unknown field, or a value that is not a finite number >= 0, naming it.
+        """
+        unknown = sorted(set(values) - set(_MODEL_FIELDS))
+        if unknown:
+            msg = f"PauseModel has no field {unknown[0]!r}; its fields are {', '.join(_MODEL_FIELDS)}"
+            raise InvalidWeightError(msg)
+        fields = {name: getattr(self, name) for name in _MODEL_FIELDS}
+        fields.update({name: _check_seconds(name, value) for name, value in values.items()})
+        sources = dict(self.sources)
+        sources.update(dict.fromkeys(values, source))
+        return PauseModel(**fields, sources=tuple(sorted(sources.items())))
+
+    def parameters(self) -> dict[str, tuple[float, str]]:
+        """Every parameter: its value and its source, in field order."""
+        return {name: (getattr(self, name), self.source(name)) for name in _MODEL_FIELDS}
+
+
+_MODEL_FIELDS: tuple[str, ...] = (
+    "heartbeat_seconds",
+    "session_seconds",
+    "consumer_heartbeat_seconds",
+    "consumer_session_seconds",
+    "eager_heartbeats",
+    "cooperative_heartbeats",
+    "cooperative_orphan_heartbeats",
+    "consumer_move_heartbeats",
+    "consumer_orphan_heartbeats",
+    "fetch_seconds",
+)
+
+DEFAULT_PAUSE_MODEL = PauseModel()
+"""The calibrated model at Kafka's default settings."""
+
+
+def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
+    protocol: RebalanceProtocol | PauseProtocol | str,
+    model: PauseModel = DEFAULT_PAUSE_MODEL,
+    *,
+    moved: int,
+    survivors_owned: int,
+    orphaned: int = 0,
+    crashed: int = 0,
+) -> float:
+    """Partition-seconds not consumed because of one rebalance, by :class:`PauseModel` (``make calibrate``).
+
+    ``moved`` and ``survivors_owned`` are as :func:`pause_partition_seconds` takes them; ``orphaned`` counts the
+    partitions of members that left with a LeaveGroup (a graceful close) and ``crashed`` those of members that
+    stopped without one (their session timed out). Unlike :func:`pause_partition_seconds`, orphaned partitions
+    count: how long they wait depends on the protocol.
+
+    Raises:
+        InvalidWeightError: an unknown protocol or a negative count, naming the field.
+
+    >>> model = PauseModel(heartbeat_seconds=1.0, consumer_heartbeat_seconds=2.0, eager_heartbeats=0.5,
+    ...                    consumer_move_heartbeats=1.0, consumer_orphan_heartbeats=0.5, fetch_seconds=0.0)
+    >>> rebalance_pause("EAGER", model, moved=2, survivors_owned=10, orphaned=4)
+    7.0
+    >>> rebalance_pause("CONSUMER", model, moved=2, survivors_owned=10, orphaned=4)
+    8.0
+    """
+    kind = _pause_protocol(protocol)
+    for field, count in (("moved", moved), ("survivors_owned", survivors_owned), ("orphaned", orphaned)):
+        if count < 0:
+            msg = f"{field} is {count}; a partition count must be >= 0"
+            raise InvalidWeightError(msg)
+    if crashed < 0:
+        msg = f"crashed is {crashed}; a partition count must be >= 0"
+        raise InvalidWeightError(msg)
+    m = model
+    fetch = m.fetch_seconds
+    if kind is PauseProtocol.CONSUMER:
+        hand_over = m.consumer_orphan_heartbeats * m.consumer_heartbeat_seconds + fetch
+        return (
+            moved * (m.consumer_move_heartbeats * m.consumer_heartbeat_seconds + fetch)
+            + orphaned * hand_over
+            + crashed * (m.consumer_session_seconds + hand_over)
+        )
+    rejoin = m.eager_heartbeats * m.heartbeat_seconds + fetch
+    if kind is PauseProtocol.EAGER:
+        return survivors_owned * rejoin + orphaned * rejoin + crashed * (m.session_seconds + rejoin)
+    orphan = m.cooperative_orphan_heartbeats * m.heartbeat_seconds + fetch
+    return (
+        moved * (m.cooperative_heartbeats * m.heartbeat_seconds + fetch)
+        + orphaned * orphan
+        + crashed * (m.session_seconds + orphan)
+    )

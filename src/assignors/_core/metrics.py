@@ -11,12 +11,17 @@ from typing import TypeAlias
 
 from assignors._core.load import (
     DEFAULT_HEARTBEAT_SECONDS,
+    DEFAULT_PAUSE_MODEL,
     DEFAULT_REBALANCE_SECONDS,
+    KAFKA_DEFAULT,
+    MEASURED,
     InvalidWeightError,
+    PauseModel,
     PauseProtocol,
     WeightedLoad,
     Weights,
     pause_partition_seconds,
+    rebalance_pause,
     topic_spreads,
     weighted_load,
 )
@@ -33,11 +38,15 @@ from assignors._core.model import (
 
 __all__ = [
     "DEFAULT_HEARTBEAT_SECONDS",
+    "DEFAULT_PAUSE_MODEL",
     "DEFAULT_REBALANCE_SECONDS",
+    "KAFKA_DEFAULT",
+    "MEASURED",
     "AssignmentLike",
     "Balance",
     "InvalidWeightError",
     "Movement",
+    "PauseModel",
     "PauseProtocol",
     "Violation",
     "WeightedLoad",
@@ -47,6 +56,7 @@ __all__ = [
     "movement",
     "owners",
     "pause_partition_seconds",
+    "rebalance_pause",
     "topic_spreads",
     "weighted_load",
 ]

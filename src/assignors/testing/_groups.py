@@ -32,7 +32,7 @@ from typing import Any
 
 from assignors.testing._process import Process, start
 
-__all__ = ["CLIENTS", "MemberProcess", "MemberSpec", "Observation", "settle_group", "wait_for"]
+__all__ = ["CLIENTS", "MemberProcess", "MemberSpec", "Observation", "TimedMemberSpec", "settle_group", "wait_for"]
 
 CLIENTS = ("confluent", "kafka-python", "aiokafka")
 POLL_S = 0.2
@@ -86,6 +86,30 @@ class MemberSpec:
             args += ["--strategy", self.strategy]
         if self.remote_assignor:
             args += ["--remote-assignor", self.remote_assignor]
+        return args
+
+
+@dataclass(frozen=True)
+class TimedMemberSpec(MemberSpec):
+    """A :class:`MemberSpec` with the calibration's settings (kafka-python and aiokafka members).
+
+    ``fetched`` makes the member print a ``fetched`` line with the partitions of every poll that returned records
+    (``make calibrate`` measures pauses from them); ``group_instance_id`` makes it a static member.
+    """
+
+    heartbeat_interval_ms: int = 500
+    group_instance_id: str | None = None
+    metadata_max_age_ms: int | None = None
+    fetched: bool = False
+
+    def argv(self, bootstrap: str, control: Path) -> list[str]:
+        args = [*super().argv(bootstrap, control), "--heartbeat-interval-ms", str(self.heartbeat_interval_ms)]
+        if self.group_instance_id:
+            args += ["--group-instance-id", self.group_instance_id]
+        if self.metadata_max_age_ms is not None:
+            args += ["--metadata-max-age-ms", str(self.metadata_max_age_ms)]
+        if self.fetched:
+            args.append("--fetched")
         return args
 
 
@@ -149,7 +173,8 @@ class MemberProcess:
         return ids[-1] if ids else None
 
     def last_event_at(self) -> float:
-        events = self.refresh()
+        """When its last listener call came (``fetched`` lines are not listener calls)."""
+        events = [e for e in self.refresh() if e["event"] in ("assigned", "revoked", "lost")]
         return float(events[-1]["at"]) if events else 0.0
 
     def alive(self) -> bool:

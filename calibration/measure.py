@@ -1,0 +1,218 @@
+"""What a group did at each step, measured from its members' own output.
+
+- **pause** (partition-seconds): per partition the group consumed before the step, every hand-over that starts in
+  the step: from the moment its holder gave it up (a ``revoked`` or ``lost`` call, or the holder's crash or stop)
+  to the first poll of its next holder that fetched records of it; plus stalls while held: gaps between two
+  fetches of it by its holder longer than :data:`STALL_S`, less the producer's interval. Partitions the group did
+  not consume before the step (new partitions, newly subscribed topics) are not counted: the evaluation counts
+  them nowhere. Fetch gaps alone would count every poll's jitter on a loaded machine; a hand-over is an event.
+- **unowned** (partition-seconds, a cross-check from the listeners alone): the same hand-overs, ending at the next
+  ``assigned`` call instead of the first fetch.
+- **moved**, **orphaned**: from the settled holdings before and after the step, as ``assignors.metrics.movement``
+  counts them (a member is its name; a restarted static member keeps it).
+- **revoked**: partitions named in ``revoked`` calls of members that are in the group before and after the step
+  and did not stop in it.
+- **rounds**: classic, the distinct generations of the ``assigned`` calls in the step; KIP-848, the most
+  ``assigned`` calls one member had in the step (its reconciliations).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["STALL_S", "Observed", "observe"]
+
+STALL_S = 1.0
+"""A gap between two fetches of a partition by the member holding it longer than this is a stall (the producer
+writes every 0.1 s; on two loaded cores the gaps of a consumed partition stay under about 0.6 s)."""
+
+Partition = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One step of one group, as measured."""
+
+    index: int
+    pause: float
+    unowned: float
+    moved: int
+    orphaned: int
+    revoked: int
+    rounds: int
+    settled: bool
+    seconds: float
+    """From the step's first action to the group's last listener call."""
+    paused_partitions: int
+    survivors_owned: int = 0
+    """Partitions held before the step by members still in the group after it."""
+    crashed: int = 0
+    """Of ``orphaned``, the partitions of members that crashed (no LeaveGroup)."""
+
+
+def _holdings(step: Mapping[str, Any]) -> dict[Partition, str]:
+    owner: dict[Partition, str] = {}
+    for name, listed in step["holdings"].items():
+        for topic, number in listed:
+            owner[str(topic), int(number)] = name
+    return owner
+
+
+def _timeline(
+    events: Sequence[Mapping[str, Any]], ends: Mapping[str, float]
+) -> dict[Partition, list[tuple[float, int, str]]]:
+    """Per partition, its events in time order: (t, kind, member) with kind 0 release, 1 assigned, 2 fetched.
+
+    A member's end (its crash or stop, ``ends``) releases what it still holds then.
+    """
+    found: dict[Partition, list[tuple[float, int, str]]] = {}
+    kinds = {"revoked": 0, "lost": 0, "assigned": 1, "fetched": 2}
+    for event in events:
+        kind = kinds.get(event["e"])
+        if kind is None:
+            continue
+        for topic, number in event["partitions"]:
+            found.setdefault((str(topic), int(number)), []).append((float(event["t"]), kind, str(event["m"])))
+    for member, t in ends.items():
+        for line in found.values():
+            line.append((t, 0, member))
+    for line in found.values():
+        line.sort()
+    return found
+
+
+def _quiet(events: Sequence[Mapping[str, Any]]) -> list[tuple[float, float]]:
+    """Intervals longer than :data:`STALL_S` in which no member of the group fetched anything: the broker or the
+    producer stalled (or every member was rebalancing, which the hand-overs count)."""
+    times = sorted(float(e["t"]) for e in events if e["e"] == "fetched")
+    return [(a, b) for a, b in itertools.pairwise(times) if b - a > STALL_S]
+
+
+def _overlap(a: float, b: float, intervals: Sequence[tuple[float, float]]) -> float:
+    return sum(max(0.0, min(b, y) - max(a, x)) for x, y in intervals)
+
+
+def _hand_overs(  # noqa: C901 - one partition's story
+    line: Sequence[tuple[float, int, str]],
+    start: float,
+    end: float,
+    *,
+    interval: float,
+    quiet: Sequence[tuple[float, float]] = (),
+) -> tuple[float, float]:
+    """(pause, unowned) of one partition for hand-overs that start in [start, end] and stalls inside it.
+
+    A stall's part that falls in a ``quiet`` interval of the whole group is not this partition's.
+    """
+    holder: str | None = None
+    released: float | None = None  # when the last holder gave it up, until the next holder's first fetch
+    assigned_at: float | None = None
+    last_fetch: float | None = None
+    pause = unowned = 0.0
+    for t, kind, member in line:
+        if kind == 0:
+            if member == holder:
+                if released is None:
+                    released = t
+                holder, assigned_at = None, None
+            continue
+        if kind == 1:
+            if released is not None and start <= released <= end and holder is None:
+                unowned += t - released
+            holder, assigned_at, last_fetch = member, t, None
+            continue
+        if member != holder:
+            continue  # a fetch already in flight when its poll's member gave the partition up
+        if released is not None and assigned_at is not None:
+            if start <= released <= end:
+                pause += t - released
+            released = None
+        elif last_fetch is not None and t - last_fetch > STALL_S and start <= t <= end:
+            began = max(last_fetch, start)
+            pause += max(0.0, t - began - _overlap(began, t, quiet) - interval)
+        last_fetch = t
+    if released is not None and start <= released <= end:
+        pause += end - released  # not consumed again before the step ended
+    return pause, unowned
+
+
+def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
+    """Every measured step of one group run (``GroupRun.to_json()``), in order."""
+    steps = run["steps"]
+    events = run["events"]
+    ends = {name: float(m["ended_at"]) for name, m in run["members"].items() if m.get("ended_at") is not None}
+    lines = _timeline(events, ends)
+    quiet = _quiet(events)
+    found: list[Observed] = []
+    measured = 0
+    for index, step in enumerate(steps):
+        if not step["measured"]:
+            continue
+        measured += 1
+        previous = steps[index - 1] if index else None
+        start, end = float(step["t0"]), float(step["end"])
+        after = _holdings(step)
+        before = _holdings(previous) if previous is not None else {}
+        present = set(step["members"])
+        moved = sum(1 for tp, owner in before.items() if owner in present and tp in after and after[tp] != owner)
+        orphaned = sum(1 for owner in before.values() if owner not in present)
+        survivors_owned = sum(1 for owner in before.values() if owner in present)
+        crashed = sum(1 for owner in before.values() if owner in set(step.get("crashed", ())))
+        window = [e for e in events if start <= float(e["t"]) <= end]
+        survivors = present - set(step.get("stopped", ()))  # a restarted static member's own close is no rebalance
+        revoked = sum(len(e["partitions"]) for e in window if e["e"] == "revoked" and e["m"] in survivors)
+        pause = unowned = 0.0
+        paused = 0
+        for tp in before:
+            part, gone = _hand_overs(lines.get(tp, ()), start, end, interval=interval, quiet=quiet)
+            paused += part > 0
+            pause += part
+            unowned += gone
+        gens = {e["gen"] for e in window if e["e"] == "assigned" and e.get("gen") is not None}
+        per_member: dict[str, int] = {}
+        for e in window:
+            if e["e"] == "assigned":
+                per_member[e["m"]] = per_member.get(e["m"], 0) + 1
+        consumer = run.get("protocol") == "consumer"
+        rounds = max(per_member.values(), default=0) if consumer else len(gens)
+        settled_at = step.get("settled_at")
+        seconds = (float(settled_at) - start) if settled_at is not None else end - start
+        found.append(
+            Observed(
+                measured,
+                round(pause, 3),
+                round(unowned, 3),
+                moved,
+                orphaned,
+                revoked,
+                rounds,
+                settled_at is not None,
+                round(max(seconds, 0.0), 3),
+                paused,
+                survivors_owned,
+                crashed,
+            )
+        )
+    return found
+
+
+def first_fetch_delays(run: Mapping[str, Any]) -> list[float]:
+    """Seconds from each ``assigned`` call that ended a hand-over to the new holder's first fetch of the partition."""
+    ends = {name: float(m["ended_at"]) for name, m in run["members"].items() if m.get("ended_at") is not None}
+    found: list[float] = []
+    for line in _timeline(run["events"], ends).values():
+        pending: tuple[str, float] | None = None
+        released = False
+        for t, kind, member in line:
+            if kind == 0:
+                released = True
+            elif kind == 1:
+                pending = (member, t) if released else None
+                released = False
+            elif pending is not None and member == pending[0]:
+                found.append(t - pending[1])
+                pending = None
+    return found

@@ -1,0 +1,323 @@
+"""docs/calibration.md (and calibration/results.json) from the recorded runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from assignors.metrics import DEFAULT_PAUSE_MODEL, PauseModel
+from calibration.fit import EXCLUDED, FITTED, fit_factors
+from calibration.measure import STALL_S, Observed, observe
+from calibration.predict import Predicted, predict
+from calibration.scenarios import SCENARIOS, STRATEGIES
+
+__all__ = ["model_for", "render", "rows_of"]
+
+RUN_SETTINGS = "the calibration run's setting"
+
+
+def model_for(settings: Mapping[str, Any], base: PauseModel = DEFAULT_PAUSE_MODEL) -> PauseModel:
+    """``base`` at the run's settings (the intervals the groups ran with)."""
+    return base.with_settings(
+        RUN_SETTINGS,
+        heartbeat_seconds=settings["heartbeat_ms"] / 1000,
+        session_seconds=settings["session_ms"] / 1000,
+        consumer_heartbeat_seconds=settings["broker_heartbeat_ms"] / 1000,
+        consumer_session_seconds=settings["broker_session_ms"] / 1000,
+    )
+
+
+def rows_of(runs: Mapping[str, Any], model: PauseModel) -> list[dict[str, Any]]:
+    """One row per scenario, strategy and step: observed and predicted side by side."""
+    interval = float(runs["settings"]["produce_interval_s"])
+    rows = []
+    for run in runs["runs"]:
+        observed = observe(run, interval=interval)
+        predicted = predict(run, model)
+        for obs, pred in zip(observed, predicted, strict=True):
+            rows.append(_row(run, obs, pred))
+    return rows
+
+
+def _row(run: Mapping[str, Any], obs: Observed, pred: Predicted) -> dict[str, Any]:
+    return {
+        "scenario": run["scenario"],
+        "strategy": run["strategy"],
+        "product": run["product"],
+        "protocol": run["protocol"],
+        "step": obs.index,
+        "settled": obs.settled,
+        "seconds": obs.seconds,
+        "observed": {
+            "pause": obs.pause,
+            "unowned": obs.unowned,
+            "moved": obs.moved,
+            "orphaned": obs.orphaned,
+            "revoked": obs.revoked,
+            "rounds": obs.rounds,
+        },
+        "predicted": {
+            "rebalanced": pred.rebalanced,
+            "moved": pred.moved,
+            "orphaned": pred.orphaned,
+            "revoked": pred.revoked,
+            "rounds": pred.rounds,
+            "pause_before": pred.pause_before,
+            "pause_after": pred.pause_after,
+            "same_assignment": pred.same_assignment,
+        },
+    }
+
+
+def _totals(rows: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        key = (row["scenario"], row["strategy"])
+        t = found.setdefault(
+            key,
+            {
+                "product": row["product"],
+                "protocol": row["protocol"],
+                "steps": 0,
+                "settled": True,
+                "pause": 0.0,
+                "before": 0.0,
+                "after": 0.0,
+                "moved": 0,
+                "moved_p": 0,
+                "revoked": 0,
+                "revoked_p": 0,
+                "orphaned": 0,
+                "orphaned_p": 0,
+                "same": 0,
+                "compared": 0,
+                "steps_equal": 0,
+            },
+        )
+        o, p = row["observed"], row["predicted"]
+        t["steps"] += 1
+        t["settled"] = t["settled"] and row["settled"]
+        t["pause"] += o["pause"]
+        t["before"] += p["pause_before"]
+        t["after"] += p["pause_after"]
+        for name in ("moved", "revoked", "orphaned"):
+            t[name] += o[name]
+            t[name + "_p"] += p[name]
+        t["steps_equal"] += int(o["moved"] == p["moved"] and o["revoked"] == p["revoked"])
+        if p["same_assignment"] is not None:
+            t["compared"] += 1
+            t["same"] += int(bool(p["same_assignment"]))
+    return found
+
+
+def _ranks(totals: Mapping[tuple[str, str], Mapping[str, Any]], column: str) -> dict[tuple[str, str], int]:
+    ranks: dict[tuple[str, str], int] = {}
+    for scenario in {key[0] for key in totals}:
+        keys = sorted((k for k in totals if k[0] == scenario), key=lambda k: (round(totals[k][column], 1), k[1]))
+        ranks.update((key, rank) for rank, key in enumerate(keys, start=1))
+    return ranks
+
+
+def _error(predicted: float, observed: float) -> str:
+    if observed == 0:
+        return "exact" if predicted == 0 else "n/a"
+    return f"{(predicted - observed) / observed * 100:+.0f}%"
+
+
+def render(runs: Mapping[str, Any], *, out: Path, summary: Path, model: PauseModel = DEFAULT_PAUSE_MODEL) -> None:
+    at_run = model_for(runs["settings"], model)
+    rows = rows_of(runs, at_run)
+    summary.parent.mkdir(parents=True, exist_ok=True)
+    summary.write_text(
+        json.dumps(
+            {
+                "kafka_version": runs["kafka_version"],
+                "settings": runs["settings"],
+                "broker_config": runs["broker_config"],
+                "seconds": runs["seconds"],
+                "rows": rows,
+            },
+            indent=1,
+            sort_keys=True,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    out.write_text(markdown(runs, rows, at_run), encoding="utf-8")
+
+
+def _summary(totals: Mapping[tuple[str, str], Mapping[str, Any]]) -> list[str]:
+    """The accuracy in a few lines: counts within 25%, moved/revoked agreement, rankings that agree."""
+    scored = [k for k, t in totals.items() if k[0] not in EXCLUDED and t["settled"]]
+    within = [k for k in scored if _close(totals[k]["after"], totals[k]["pause"])]
+    within_before = [k for k in scored if _close(totals[k]["before"], totals[k]["pause"])]
+    counts = [k for k, t in totals.items() if t["steps_equal"] == t["steps"]]
+    single = [k for k in scored if k[0] in FITTED]
+    single_within = [k for k in single if _close(totals[k]["after"], totals[k]["pause"])]
+
+    def concordant(column: str) -> tuple[int, int]:
+        """Pairs of strategies (same scenario) whose observed pauses differ by more than 25%, and of those the
+        pairs the prediction orders alike."""
+        decisive = alike = 0
+        for a in scored:
+            for b in scored:
+                if a[0] != b[0] or not a < b:
+                    continue
+                observed_a, observed_b = totals[a]["pause"], totals[b]["pause"]
+                if abs(observed_a - observed_b) <= 0.25 * max(observed_a, observed_b):
+                    continue
+                decisive += 1
+                alike += (totals[a][column] - totals[b][column]) * (observed_a - observed_b) > 0
+        return alike, decisive
+
+    errors = sorted(
+        abs(totals[k]["after"] - totals[k]["pause"]) / totals[k]["pause"] for k in scored if totals[k]["pause"]
+    )
+    median = errors[len(errors) // 2] if errors else 0.0
+    return [
+        "## Accuracy",
+        "",
+        (
+            f"- Pause within 25% of observed: **{len(within)} of {len(scored)}** scenario x strategy rows with "
+            f"the calibrated model (median error {median:.0%}); {len(within_before)} of {len(scored)} with today's "
+            f"constants. Not scored: {', '.join(EXCLUDED)} (restarts no membership table shows) and groups that did "
+            f"not settle. On the scenarios of one membership event per step ({', '.join(FITTED)}): "
+            f"{len(single_within)} of {len(single)}; the others are compound (the notes say why)."
+        ),
+        f"- Moved and revoked equal to observed at every step: {len(counts)} of {len(totals)} rows.",
+        (
+            f"- Ranking: of the {concordant('after')[1]} pairs of strategies (within a scenario) whose observed pauses "
+            f"differ by more than 25%, the calibrated model orders {concordant('after')[0]} as observed, today's "
+            f"constants {concordant('before')[0]} (pairs closer than that are ties within the measurement's spread)."
+        ),
+    ]
+
+
+def _collected(runs: Mapping[str, Any]) -> list[str]:
+    """What ``assignors collect`` read from the broker's ``__consumer_offsets`` for the same groups."""
+    found = runs.get("collected")
+    if not found:
+        return []
+    if "error" in found:
+        return [f"- `assignors collect` on the broker's `__consumer_offsets` failed: {found['error']}."]
+    groups = list(found.values())
+    agree = sum(bool(g["final_agrees"]) for g in groups)
+    counts = [int(g["snapshots"]) for g in groups]
+    return [
+        (
+            f"- The cluster's own records (`assignors collect` on the broker's `__consumer_offsets`): for {agree} of "
+            f"{len(groups)} groups the last recorded assignment is what the members held at the end; "
+            f"{min(counts, default=0)} to {max(counts, default=0)} snapshots recorded per group (every generation, "
+            "or under KIP-848 every member's epoch)."
+        )
+    ]
+
+
+def _close(predicted: float, observed: float) -> bool:
+    if observed == 0:
+        return predicted == 0
+    return abs(predicted - observed) <= 0.25 * observed
+
+
+def markdown(runs: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], model: PauseModel) -> str:
+    totals = _totals(rows)
+    observed_rank = _ranks(totals, "pause")
+    after_rank = _ranks(totals, "after")
+    before_rank = _ranks(totals, "before")
+    s = runs["settings"]
+    lines = [
+        "# Calibration: predicted against observed on real consumer groups",
+        "",
+        "<!-- generated by `make calibrate` (python -m calibration); do not edit -->",
+        "",
+        (
+            "`make calibrate` plays scripted membership histories (`calibration/scenarios.py`) on a local Apache "
+            "Kafka broker once per strategy: Kafka's own Java consumer with each classic assignor and with "
+            "`group.protocol=consumer` (the broker's `uniform` and `range`), and Python consumers running this "
+            "project's assignors through the kafka-python and aiokafka adapters. It measures each step from the "
+            "members themselves (their rebalance listeners and the partitions each poll fetched), then replays the "
+            "same membership table through the evaluation's engine and prices it with the pause model. Wherever "
+            "the tables below disagree, the row or the note says why."
+        ),
+        "",
+        *_summary(totals),
+        *_collected(runs),
+        "",
+        (
+            f"Apache Kafka {runs['kafka_version']}, one local broker (KRaft), {len(runs['runs'])} groups in "
+            f"{runs['seconds']:.0f} s. Each scenario is played once per strategy, the strategies' groups at once "
+            "(each with its own topics and group id); a producer writes a record to every partition every "
+            f"{s['produce_interval_s']} s."
+        ),
+        "",
+        (
+            "Settings: classic members `session.timeout.ms` "
+            f"{s['session_ms']}, `heartbeat.interval.ms` {s['heartbeat_ms']}, `metadata.max.age.ms` "
+            f"{s['metadata_ms']}; broker "
+            + ", ".join(f"`{k}` {v}" for k, v in sorted(runs["broker_config"].items()))
+            + "."
+        ),
+        "",
+        (
+            "**Observed** pause: per partition the group consumed before the step, from the moment its holder "
+            "gave it up (its listener's revoke or lost call, its crash or stop) to the first poll of the next "
+            f"holder that fetched it, plus stalls while held (fetch gaps over {STALL_S} s). **Before**: today's "
+            "constants (`pause_partition_seconds`, R = H = 5 s, orphaned partitions "
+            "not counted). **After**: `rebalance_pause` with `PauseModel` at the run's settings (parameters "
+            "below). Moved, revoked: observed / predicted, summed over the scenario's steps; `=` when every step "
+            "agrees. Rank: by pause among the strategies of the scenario, observed / before / after."
+        ),
+        "",
+    ]
+    for scenario in SCENARIOS:
+        keys = [k for k in totals if k[0] == scenario.name]
+        if not keys:
+            continue
+        lines += [f"## {scenario.name}: {scenario.description}", ""]
+        if scenario.notes:
+            lines += [f"Note: {scenario.notes}.", ""]
+        lines += [
+            (
+                "| strategy | implementation | observed pause | before | after (error) | moved | revoked | "
+                "same assignment | rank |"
+            ),
+            "| --- | --- | ---: | ---: | ---: | --- | --- | --- | --- |",
+        ]
+        order = {st.label: i for i, st in enumerate(STRATEGIES)}
+        for key in sorted(keys, key=lambda k: order.get(k[1], 99)):
+            t = totals[key]
+            impl = next((st.implementation for st in STRATEGIES if st.label == key[1]), "")
+            moved = f"{t['moved']} / {t['moved_p']}"
+            revoked = f"{t['revoked']} / {t['revoked_p']}"
+            agree = "=" if t["steps_equal"] == t["steps"] else f"{t['steps_equal']}/{t['steps']} steps"
+            same = f"{t['same']}/{t['compared']}" if t["compared"] else "-"
+            flag = "" if t["settled"] else " (did not settle)"
+            lines.append(
+                f"| {key[1]}{flag} | {impl} | {t['pause']:.1f} | {t['before']:.1f} | "
+                f"{t['after']:.1f} ({_error(t['after'], t['pause'])}) | {moved} | {revoked} {agree} | {same} | "
+                f"{observed_rank[key]} / {before_rank[key]} / {after_rank[key]} |"
+            )
+        lines.append("")
+    fitted = fit_factors(runs)
+    lines += [
+        "## The model's parameters",
+        "",
+        (
+            "The factors are `assignors.metrics.DEFAULT_PAUSE_MODEL`'s, fitted by `calibration/fit.py` (medians "
+            "over the single-event steps) on an earlier run of this calibration, so the tables above are out of "
+            "sample; the intervals are this run's settings. *This run's fit*: the factors the same fit gives on "
+            "this run. Each factor holds for groups paced like these (the wait per partition is the factor times "
+            "the interval, plus `fetch_seconds`); at Kafka's defaults the intervals are 3 s (classic heartbeat), "
+            "5 s (KIP-848 heartbeat) and 45 s (both session timeouts)."
+        ),
+        "",
+        "| parameter | value | source | this run's fit |",
+        "| --- | ---: | --- | ---: |",
+    ]
+    for name, (value, source) in model.parameters().items():
+        fit = f"{fitted[name]:g}" if name in fitted else ""
+        lines.append(f"| `{name}` | {value:g} | {source} | {fit} |")
+    lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,173 @@
+"""The scripted membership histories and the strategies they are played with (``make calibrate``).
+
+A scenario is a set-up (members started before anything is measured) and steps; each step is a list of actions
+done at once, after which the group must settle (every partition held once, no listener call for a while). The
+step is what one snapshot of the membership table is to the evaluation: the replay sees the group before and
+after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["SCENARIOS", "SETTINGS", "STRATEGIES", "Action", "Scenario", "Settings", "Strategy"]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One way to run a group: the client, its protocol and assignor, and the strategy the evaluation replays."""
+
+    label: str
+    product: str
+    """The evaluation's strategy name that predicts this group."""
+    client: str
+    """``java`` (Kafka's own KafkaConsumer), ``kafka-python`` or ``aiokafka`` (with this project's assignors)."""
+    protocol: str
+    """``classic`` or ``consumer`` (KIP-848)."""
+    setting: str
+    """The Java member's strategy or remote assignor, or our assignor's name for the Python clients."""
+    implementation: str
+    """Whose assignor the group runs."""
+
+
+STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("java range", "range", "java", "classic", "range", "Kafka's RangeAssignor"),
+    Strategy("java roundrobin", "roundrobin", "java", "classic", "roundrobin", "Kafka's RoundRobinAssignor"),
+    Strategy("java sticky", "sticky", "java", "classic", "sticky", "Kafka's StickyAssignor"),
+    Strategy(
+        "java cooperative-sticky",
+        "cooperative-sticky",
+        "java",
+        "classic",
+        "cooperative-sticky",
+        "Kafka's CooperativeStickyAssignor",
+    ),
+    Strategy("java consumer uniform", "uniform", "java", "consumer", "uniform", "the broker's UniformAssignor"),
+    Strategy("java consumer range", "consumer-range", "java", "consumer", "range", "the broker's RangeAssignor"),
+    Strategy(
+        "kafka-python cooperative-sticky",
+        "cooperative-sticky",
+        "kafka-python",
+        "classic",
+        "cooperative-sticky",
+        "ours (assignors.kafka_python)",
+    ),
+    Strategy("aiokafka sticky", "sticky", "aiokafka", "classic", "sticky", "ours (assignors.aiokafka)"),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The timing settings of a calibration run: every group and the broker run with these."""
+
+    session_ms: int = 10_000
+    """Classic ``session.timeout.ms`` (Kafka's default 45,000)."""
+    heartbeat_ms: int = 1_000
+    """Classic ``heartbeat.interval.ms`` (default 3,000)."""
+    metadata_ms: int = 5_000
+    """The clients' ``metadata.max.age.ms`` (default 300,000): when a classic leader sees added partitions."""
+    broker_heartbeat_ms: int = 2_000
+    """The broker's ``group.consumer.heartbeat.interval.ms`` (KIP-848; default 5,000)."""
+    broker_session_ms: int = 10_000
+    """The broker's ``group.consumer.session.timeout.ms`` (KIP-848; default 45,000)."""
+    initial_delay_ms: int = 3_000
+    """The broker's ``group.initial.rebalance.delay.ms`` (default 3,000): only an empty group's first join waits it."""
+    produce_interval_s: float = 0.1
+    """A record to every partition this often."""
+    partitions: tuple[tuple[str, int], ...] = (("a", 16), ("b", 8))
+    """Each group's topics (suffixes of its own topic names) and their partitions."""
+    quiet_s: float = 2.0
+    """A group is settled when every partition is held once and no listener call came for this long."""
+    settle_timeout_s: float = 75.0
+
+    def broker_config(self) -> dict[str, str]:
+        return {
+            "group.initial.rebalance.delay.ms": str(self.initial_delay_ms),
+            "group.consumer.heartbeat.interval.ms": str(self.broker_heartbeat_ms),
+            "group.consumer.session.timeout.ms": str(self.broker_session_ms),
+            "num.partitions": "1",
+            # Kafka's default (the test broker fsyncs every record: its stalls would be every partition's pauses)
+            "log.flush.interval.messages": str(2**63 - 1),
+        }
+
+
+SETTINGS = Settings()
+
+Action = tuple[str, ...]
+"""``("start", name, topics[, instance[, "solo"]])``, ``("stop", name)``, ``("crash", name)``,
+``("subscribe", name, topics)``, ``("grow", topic, count)``, ``("sleep", seconds)``; topics comma-separated
+suffixes (``a,b``)."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    setup: tuple[Action, ...]
+    steps: tuple[tuple[Action, ...], ...]
+    notes: str = ""
+    tags: tuple[str, ...] = field(default=())
+
+
+def _base(count: int, topics: str = "a,b", *, static: bool = False, solo: str | None = None) -> tuple[Action, ...]:
+    found: list[Action] = []
+    for i in range(count):
+        name = f"m{i}"
+        action: tuple[str, ...] = ("start", name, topics, f"s{i}" if static else "")
+        if name == solo:
+            action = (*action, "solo")
+        found.append(action)
+    return tuple(found)
+
+
+MEMBERS = 6
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        "join",
+        f"{MEMBERS} members join one by one",
+        (),
+        tuple(((("start", f"m{i}", "a,b", ""),)) for i in range(MEMBERS)),
+    ),
+    Scenario("leave", "one of 6 members leaves (LeaveGroup)", _base(MEMBERS), ((("stop", "m5"),),)),
+    Scenario(
+        "crash",
+        "one of 6 members crashes (SIGKILL; the session times out)",
+        _base(MEMBERS, solo="m5"),
+        ((("crash", "m5"),),),
+    ),
+    Scenario(
+        "rolling",
+        "rolling restart of 6 dynamic members: each stops, then its replacement starts",
+        _base(MEMBERS),
+        tuple(step for i in range(MEMBERS) for step in (((("stop", f"m{i}"),)), ((("start", f"r{i}", "a,b", ""),)))),
+    ),
+    Scenario(
+        "static",
+        "3 of 6 static members restart one by one within the session timeout (2 s down)",
+        _base(MEMBERS, static=True),
+        tuple(((("stop", f"m{i}"), ("sleep", "2"), ("start", f"m{i}", "a,b", f"s{i}"))) for i in range(3)),
+        notes="a static member that comes back within the session timeout keeps its identity: no membership "
+        "change, so the membership table shows nothing; its partitions wait while it is down",
+    ),
+    Scenario("grow", "topic a grows from 16 to 24 partitions", _base(MEMBERS), ((("grow", "a", "24"),),)),
+    Scenario(
+        "subscribe",
+        "3 of 6 members subscribed to a add topic b",
+        _base(MEMBERS, topics="a"),
+        (tuple(("subscribe", f"m{i}", "a,b") for i in range(3)),),
+        notes="each member's new subscription reaches the coordinator on its own (one rebalance per member on the "
+        "classic protocol, where an eager group revokes everything each time), and a partition's new holder "
+        "starts fetching about 2 s after the assignment while it looks up the new topic; one snapshot change "
+        "prices one rebalance",
+    ),
+    Scenario(
+        "wave",
+        "deploy wave: 3 of 6 members replaced at once",
+        _base(MEMBERS),
+        ((*(("stop", f"m{i}") for i in range(3, 6)), *(("start", f"n{i}", "a,b", "") for i in range(3, 6))),),
+        notes="the membership table has one snapshot for the wave; the broker sees the leaves and the joins land "
+        "apart (several rebalances: the orphans go to the survivors first, then move to the new members), which "
+        "the replay of one snapshot change cannot price",
+    ),
+)
