@@ -19,8 +19,8 @@ from typing import Any
 from assignors import Cluster, RebalanceProtocol, Subscription, TopicPartition, WeightedStickyAssignor, get_assignor
 from assignors.metrics import weighted_load
 from assignors.rebalance import rebalance
-from spark_udfs.costs import WeightHistory  # noqa: TID251 - the demo's own history and weights
-from spark_udfs.sample import generate_history  # noqa: TID251
+from spark_udfs.demo.sample import generate_history  # noqa: TID251
+from spark_udfs.replay.weights import WeightHistory  # noqa: TID251 - the demo's own history and weights
 
 STRATEGIES = {
     "range": RebalanceProtocol.EAGER,

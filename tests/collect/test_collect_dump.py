@@ -92,9 +92,13 @@ def test_a_missing_extra_is_one_line_naming_it() -> None:
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_the_tables_columns_are_the_evaluations() -> None:
-    """collect writes the columns the evaluation reads (two copies until the columns' one home lands)."""
-    from assignors.collect import _tables
-    from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
+def test_the_tables_columns_are_the_evaluations(tmp_path: Path) -> None:
+    """collect writes each table with the columns of their one home, which the evaluation reads."""
+    from assignors.collect._tables import TableWriter
+    from assignors.tables import ACTUAL_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
 
-    assert (_tables.MEMBERSHIP_COLUMNS, _tables.TOPICS_COLUMNS) == (MEMBERSHIP_COLUMNS, TOPICS_COLUMNS)
+    schemas = TableWriter(str(tmp_path)).schemas
+    expected = {"membership": MEMBERSHIP_COLUMNS, "actual": ACTUAL_COLUMNS, "topics": TOPICS_COLUMNS}
+    assert {name: tuple(schema.names) for name, schema in schemas.items()} == {
+        name: tuple(column for column, _ in columns) for name, columns in expected.items()
+    }

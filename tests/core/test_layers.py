@@ -71,8 +71,8 @@ SPARK_LAYERS: tuple[frozenset[str], ...] = tuple(
 )
 SPARK_FACADES = frozenset({"spark_udfs", "spark_udfs.replay"})
 """The packages whose ``__init__`` re-exports names for users: no module of spark_udfs imports them."""
-MOVING = frozenset({"spark_udfs.collect", "spark_udfs.collect_kafka", "spark_udfs.collect_tables"})
-"""``assignors collect``, moving out of spark_udfs into ``assignors.collect`` (LAYERS gives it its place there)."""
+MOVING: frozenset[str] = frozenset()
+"""Modules on their way out of spark_udfs (none: ``assignors collect`` now lives in ``assignors.collect``)."""
 CHAIN = 9
 """The longest import chain inside spark_udfs, in files (floors)."""
 LAZY_EXTRAS = frozenset({"assignors.testing"})

@@ -282,8 +282,8 @@ def test_membership_rows_are_the_members_and_their_subscriptions(collected: Coll
 def test_the_self_check_reproduces_every_range_and_roundrobin_generation(collected: Collected) -> None:
     """What the cluster's range and roundrobin did (ours through the adapters, and librdkafka's own) is what
     our assignors compute for the recorded membership and the collected partition counts: 100 %."""
-    from spark_udfs.actual import ActualRow, match_rates, self_check
     from spark_udfs.replay import MemberRow, TopicHistory
+    from spark_udfs.replay.actual import ActualRow, match_rates, self_check
 
     history = TopicHistory((r["topic"], r["partitions"], r["valid_from"]) for r in collected.topics)
     rows = []

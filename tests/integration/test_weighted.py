@@ -30,9 +30,8 @@ from assignors._wire.weighted import decode_weighted_user_data
 from assignors.aiokafka import for_aiokafka
 from assignors.kafka_python import finish_joins, for_kafka_python
 from assignors.testing import KafkaBroker
-from integration.conftest import create_topic
-from integration.group_log import GroupLog
-from integration.members import (
+from helpers.group_log import GroupLog
+from helpers.members import (
     HEARTBEAT_INTERVAL_MS,
     JOIN_TIMEOUT_S,
     PARTITIONS,
@@ -45,6 +44,7 @@ from integration.members import (
     close_kafka_python,
     recording,
 )
+from integration.conftest import create_topic
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from assignors._core.errors import UsageError
-from assignors.offsets_topic import ACTUAL_COLUMNS
+from assignors._core.tables import ACTUAL_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -31,18 +31,6 @@ class History(Protocol):
 
 __all__ = ["COLLECT_TABLES", "ROUTE_FILE", "History", "Progress", "TableWriter"]
 
-# Until the tables' columns have their one home in assignors (issue 35), the two input tables' columns as
-# spark_udfs.schemas defines them (tests/collect/test_collect_dump.py keeps them equal); assignors never imports
-# spark_udfs.
-MEMBERSHIP_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("group_id", "string"),
-    ("snapshot_ts", "timestamp"),
-    ("member_id", "string"),
-    ("topics", "array<string>"),
-    ("group_instance_id", "string"),
-    ("rack_id", "string"),
-)
-TOPICS_COLUMNS: tuple[tuple[str, str], ...] = (("topic", "string"), ("partitions", "int"), ("valid_from", "timestamp"))
 COLLECT_TABLES = ("membership", "actual", "topics")
 ROUTE_FILE = "_collect.json"
 """Beside the tables: the route that wrote them (the Admin route continues only its own)."""
