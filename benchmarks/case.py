@@ -23,7 +23,7 @@ from assignors import (
     consumer_group,
     get_assignor,
 )
-from benchmarks import kafka_python, workloads
+from benchmarks import kafka_python, weighted, workloads
 
 BUILDERS: dict[str, Callable[..., workloads.Workload]] = {
     "identical": workloads.identical,
@@ -69,9 +69,7 @@ def workload_of(spec: dict[str, Any]) -> workloads.Workload:
 
 def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     if spec.get("weights"):
-        from benchmarks import weighted
-
-        return weighted.run_case(spec, _time)
+        return weighted.run_case(spec, BUILDERS[spec["workload"]](*spec["args"]), _time)
     workload = workload_of(spec)
     repeat = int(spec.get("repeat", 5))
     name = spec["assignor"]

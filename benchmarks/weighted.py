@@ -34,11 +34,11 @@ def _max_mean(result: dict[str, Assignment], weights: dict[TopicPartition, float
     return max(loads) * len(loads) / math.fsum(loads)
 
 
-def run_case(spec: dict[str, Any], timer: Any) -> dict[str, Any]:
-    """Time ``assign`` on the spec's workload with skewed weights (``timer``: :func:`benchmarks.case._time`)."""
-    from benchmarks.case import BUILDERS
+def run_case(spec: dict[str, Any], workload: workloads.Workload, timer: Any) -> dict[str, Any]:
+    """Time ``assign`` on ``workload`` (the spec's, as :mod:`benchmarks.case` builds it) with skewed weights.
 
-    workload = BUILDERS[spec["workload"]](*spec["args"])
+    ``timer`` is :func:`benchmarks.case._time`; this module imports nothing of ``case``, which imports it.
+    """
     weights = skewed(workload)
     assignor = WeightedStickyAssignor(weights)
     if spec.get("round") == 2:

@@ -40,8 +40,6 @@ class TableWriter:
     """The three tables as Parquet directories; every flush adds one part file (nothing is rewritten but topics)."""
 
     def __init__(self, out: str, *, route: str = "offsets") -> None:
-        import pyarrow as pa
-
         self.root = Path(out)
         self.route = route
         if self.root.exists() and not self.root.is_dir():
@@ -63,29 +61,10 @@ class TableWriter:
         if self.resumed:
             self._parts = max(int(p.stem.split("-")[1]) for p in (self.root / "membership").glob("part-*.parquet"))
         # The directories are made by the first write: a run that fails before any row leaves nothing behind.
-        kinds = {
-            "string": pa.string(),
-            "int": pa.int32(),
-            "timestamp": pa.timestamp("us", tz="UTC"),
-            "array<string>": pa.list_(pa.string()),
-        }
-        self.schemas = {
-            name: pa.schema([(column, kinds[kind]) for column, kind in columns])
-            for name, columns in (
-                ("membership", MEMBERSHIP_COLUMNS),
-                ("actual", ACTUAL_COLUMNS),
-                ("topics", TOPICS_COLUMNS),
-            )
-        }
+        self.schemas = _arrow_schemas()
 
     def _write(self, table: str, rows: list[dict[str, Any]], path: Path) -> None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        pq.write_table(pa.Table.from_pylist(rows, schema=self.schemas[table]), temporary)
-        temporary.replace(path)  # readers never see half a file
+        _write_parquet(rows, self.schemas[table], path)
 
     def _route_written(self) -> str | None:
         try:
@@ -95,13 +74,10 @@ class TableWriter:
 
     def existing(self, table: str) -> list[dict[str, Any]]:
         """The rows the table already holds (the Admin route's resumption)."""
-        import pyarrow.parquet as pq
-
         directory = self.root / table
         if not directory.exists() or not any(directory.glob("*.parquet")):
             return []
-        rows: list[dict[str, Any]] = pq.read_table(directory, schema=self.schemas[table]).to_pylist()
-        return rows
+        return _read_parquet(directory, self.schemas[table])
 
     @property
     def parts(self) -> int:
@@ -161,3 +137,35 @@ class Progress:
         )
         self.stream.flush()
         self.last, self.records_then = now, records
+
+
+# pyarrow (the ``collect`` extra) is imported by these three functions only, when a table is made, written or read.
+def _arrow_schemas() -> dict[str, Any]:
+    """The three tables' Arrow schemas, from the columns' one home (:mod:`assignors._core.tables`)."""
+    import pyarrow as pa
+
+    kinds = {
+        "string": pa.string(),
+        "int": pa.int32(),
+        "timestamp": pa.timestamp("us", tz="UTC"),
+        "array<string>": pa.list_(pa.string()),
+    }
+    tables = (("membership", MEMBERSHIP_COLUMNS), ("actual", ACTUAL_COLUMNS), ("topics", TOPICS_COLUMNS))
+    return {name: pa.schema([(column, kinds[kind]) for column, kind in columns]) for name, columns in tables}
+
+
+def _write_parquet(rows: list[dict[str, Any]], schema: Any, path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), temporary)
+    temporary.replace(path)  # readers never see half a file
+
+
+def _read_parquet(directory: Path, schema: Any) -> list[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    rows: list[dict[str, Any]] = pq.read_table(directory, schema=schema).to_pylist()
+    return rows
