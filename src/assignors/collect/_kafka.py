@@ -86,8 +86,10 @@ class _TopicReader:
                     raise ReadDeniedError(denied_message(topic, settings)) from None
                 raise UsageError(events.explain(settings, timeout)) from None
             self.position[number], self.high[number] = low, high
-        # Done when librdkafka says so (end of partition), also for an empty one: its first fetch is where a
-        # principal without READ is refused (with DESCRIBE, the metadata and the offsets above answer).
+        self.target: dict[int, int] = dict(self.high)
+        # Done when librdkafka says so (end of partition) at or past the end the read started with (``target``),
+        # also for an empty one: its first fetch is where a principal without READ is refused (with DESCRIBE, the
+        # metadata and the offsets above answer).
         self.done: set[int] = set()
         consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in self.partitions])
 
@@ -101,7 +103,15 @@ class _TopicReader:
         error = message.error()
         number: int = message.partition()
         if error is not None and error.code() == KafkaError._PARTITION_EOF:  # noqa: SLF001 - librdkafka's name
-            self.done.add(number)
+            # The event's offset is where the fetch stood (past control records). librdkafka can report an end
+            # below the high watermark the read started with (seen when the broker died mid-read, and
+            # confluentinc/librdkafka#3411): that is not the end, the read goes on (and times out if the broker
+            # is gone).
+            at: int = message.offset()
+            if at >= 0:
+                self.position[number] = max(self.position[number], at)
+            if at >= self.target[number] or (at < 0 and self.position[number] >= self.target[number]):
+                self.done.add(number)
             return True
         if error is not None and error.name() in _DENIED:
             raise ReadDeniedError(denied_message(self.topic, self.settings))
