@@ -245,7 +245,14 @@ def test_measured_loads_are_evened_and_a_rebalance_within_the_tolerance_moves_no
         members["e"] = WeightedKafkaPython("e", broker.bootstrap_servers, other, group, other_log, led, protocol)
         _holding(other_log, "e", {0})  # e's one partition, of ``other``
         again = _settled(log, ["a", "b", "c", "d"], quiet_s=4.0)
-        assert again == evened  # within the tolerance: nothing moved
+        seen = _leader_weights(led[-1].subscriptions, topic)
+        print(f"{kinds}: measured again {seen}; held {again}")  # noqa: T201
+        assert _condition_c(again, seen) == []
+        # Within the tolerance, by the loads the leader saw this round, nothing moves. On a loaded machine a
+        # member's measurement can fall behind by more than the tolerance (a poll loop starved for seconds, CI with
+        # three brokers at once): the leader then evens what it saw, which the line above checks.
+        if _condition_c(evened, seen) == []:
+            assert again == evened, seen
         assert any(m.startswith("e-") for call in led for m in call.subscriptions)  # it rebalanced with e in it
         assert log.double_ownership() == []
     finally:
