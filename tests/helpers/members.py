@@ -120,7 +120,10 @@ class _KafkaPythonListener(ConsumerRebalanceListener):  # type: ignore[misc] # k
 
 
 class KafkaPythonMember(Member):
-    """A kafka-python 3.x consumer whose only strategy is our ``strategy`` through ``for_kafka_python``."""
+    """A kafka-python 3.x consumer whose only strategy is our ``strategy`` through ``for_kafka_python``.
+
+    ``protocol`` is the adapter's (its strategy's default when None); ``window_s`` binds the adapter to the consumer
+    with that measurement window (what weighted-sticky's members report)."""
 
     def __init__(
         self,
@@ -131,8 +134,12 @@ class KafkaPythonMember(Member):
         log: GroupLog,
         strategy: str,
         led: list[Led] | None = None,
+        *,
+        protocol: Any = None,
+        window_s: float | None = None,
     ) -> None:
         super().__init__(name)
+        adapter = for_kafka_python(strategy) if protocol is None else for_kafka_python(strategy, protocol=protocol)
         self.consumer = KafkaConsumer(
             bootstrap_servers=bootstrap,
             group_id=group,
@@ -141,8 +148,10 @@ class KafkaPythonMember(Member):
             session_timeout_ms=SESSION_TIMEOUT_MS,
             heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS,
             max_poll_interval_ms=10_000,
-            partition_assignment_strategy=[recording(for_kafka_python(strategy), led, name)],
+            partition_assignment_strategy=[recording(adapter, led, name)],
         )
+        if window_s is not None:
+            adapter.bind(self.consumer, window_s=window_s)
         finish_joins(self.consumer)
         self.consumer.subscribe([topic], listener=_KafkaPythonListener(name, log))
         self.thread.start()
@@ -208,18 +217,31 @@ class _AiokafkaListener(AioListener):  # type: ignore[misc] # aiokafka is untype
 
 
 class AiokafkaMember(Member):
-    """An aiokafka consumer (EAGER) with our ``strategy`` through ``for_aiokafka``, on its own event loop."""
+    """An aiokafka consumer (EAGER) with our ``strategy`` through ``for_aiokafka``, on its own event loop; ``led`` and
+    ``window_s`` as :class:`KafkaPythonMember` takes them."""
 
-    def __init__(self, name: str, bootstrap: str, topic: str, group: str, log: GroupLog, strategy: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        bootstrap: str,
+        topic: str,
+        group: str,
+        log: GroupLog,
+        strategy: str,
+        led: list[Led] | None = None,
+        *,
+        window_s: float | None = None,
+    ) -> None:
         super().__init__(name)
         self.bootstrap, self.topic, self.group, self.log, self.strategy = bootstrap, topic, group, log, strategy
+        self.led, self.window_s = led, window_s
         self.thread.start()
 
     def _consume(self) -> None:
         asyncio.run(self._run())
 
     async def _run(self) -> None:
-        adapter = for_aiokafka(self.strategy)
+        adapter = recording(for_aiokafka(self.strategy), self.led, self.name)
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap,
             group_id=self.group,
@@ -230,7 +252,10 @@ class AiokafkaMember(Member):
             max_poll_interval_ms=10_000,
             partition_assignment_strategy=[adapter],
         )
-        adapter.bind(consumer)
+        if self.window_s is None:
+            adapter.bind(consumer)
+        else:
+            adapter.bind(consumer, window_s=self.window_s)
         consumer.subscribe([self.topic], listener=_AiokafkaListener(self.name, self.log))
         try:
             await consumer.start()

@@ -10,7 +10,6 @@ aiokafka members (EAGER, aiokafka's only protocol).
 
 from __future__ import annotations
 
-import asyncio
 import math
 import threading
 import time
@@ -20,30 +19,14 @@ from functools import partial
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer
 from confluent_kafka import Producer
-from kafka import KafkaConsumer
 
 from assignors import RebalanceProtocol, Subscription, TopicPartition
 from assignors._builtin.weighted.weights import merge_reports, resolve_weights
 from assignors._wire.weighted import decode_weighted_user_data
-from assignors.aiokafka import for_aiokafka
-from assignors.kafka_python import finish_joins, for_kafka_python
 from assignors.testing import KafkaBroker
 from helpers.group_log import GroupLog
-from helpers.members import (
-    HEARTBEAT_INTERVAL_MS,
-    JOIN_TIMEOUT_S,
-    PARTITIONS,
-    POLL_TIMEOUT_S,
-    SESSION_TIMEOUT_MS,
-    Led,
-    Member,
-    _AiokafkaListener,
-    _KafkaPythonListener,
-    close_kafka_python,
-    recording,
-)
+from helpers.members import JOIN_TIMEOUT_S, PARTITIONS, AiokafkaMember, KafkaPythonMember, Led, Member
 from integration.conftest import create_topic
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]
@@ -81,72 +64,19 @@ class SkewedProducer:
         self.thread.join(20)
 
 
-class WeightedKafkaPython(Member):
+def weighted_kafka_python(
+    name: str, bootstrap: str, topic: str, group: str, log: GroupLog, led: list[Led], protocol: Any
+) -> KafkaPythonMember:
     """A kafka-python consumer running our weighted-sticky, bound so that it measures and reports its loads."""
-
-    def __init__(
-        self, name: str, bootstrap: str, topic: str, group: str, log: GroupLog, led: list[Led], protocol: Any
-    ) -> None:
-        super().__init__(name)
-        adapter = for_kafka_python(STRATEGY, protocol=protocol)
-        self.consumer = KafkaConsumer(
-            bootstrap_servers=bootstrap,
-            group_id=group,
-            client_id=name,
-            enable_auto_commit=False,
-            session_timeout_ms=SESSION_TIMEOUT_MS,
-            heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS,
-            max_poll_interval_ms=10_000,
-            partition_assignment_strategy=[recording(adapter, led, name)],
-        )
-        adapter.bind(self.consumer, window_s=WINDOW_S)
-        finish_joins(self.consumer)
-        self.consumer.subscribe([topic], listener=_KafkaPythonListener(name, log))
-        self.thread.start()
-
-    def _consume(self) -> None:
-        try:
-            while not self.stop.is_set():
-                self.consumer.poll(timeout_ms=int(POLL_TIMEOUT_S * 1000))
-        finally:
-            close_kafka_python(self.consumer)
+    return KafkaPythonMember(name, bootstrap, topic, group, log, STRATEGY, led, protocol=protocol, window_s=WINDOW_S)
 
 
-class WeightedAiokafka(Member):
-    """An aiokafka consumer (EAGER) running our weighted-sticky, bound so that it measures and reports its loads."""
-
-    def __init__(
-        self, name: str, bootstrap: str, topic: str, group: str, log: GroupLog, led: list[Led], protocol: Any
-    ) -> None:
-        super().__init__(name)
-        del protocol  # EAGER, aiokafka's only one
-        self.bootstrap, self.topic, self.group, self.log, self.led = bootstrap, topic, group, log, led
-        self.thread.start()
-
-    def _consume(self) -> None:
-        asyncio.run(self._run())
-
-    async def _run(self) -> None:
-        adapter = recording(for_aiokafka(STRATEGY), self.led, self.name)
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.bootstrap,
-            group_id=self.group,
-            client_id=self.name,
-            enable_auto_commit=False,
-            session_timeout_ms=SESSION_TIMEOUT_MS,
-            heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS,
-            max_poll_interval_ms=10_000,
-            partition_assignment_strategy=[adapter],
-        )
-        adapter.bind(consumer, window_s=WINDOW_S)
-        consumer.subscribe([self.topic], listener=_AiokafkaListener(self.name, self.log))
-        try:
-            await consumer.start()
-            while not self.stop.is_set():
-                await consumer.getmany(timeout_ms=int(POLL_TIMEOUT_S * 1000))
-        finally:
-            self.log.record(self.name, "revoked", self.log.holdings().get(self.name, set()))
-            await consumer.stop()
+def weighted_aiokafka(
+    name: str, bootstrap: str, topic: str, group: str, log: GroupLog, led: list[Led], protocol: Any
+) -> AiokafkaMember:
+    """An aiokafka consumer (EAGER, aiokafka's only protocol) running our weighted-sticky, bound likewise."""
+    del protocol
+    return AiokafkaMember(name, bootstrap, topic, group, log, STRATEGY, led, window_s=WINDOW_S)
 
 
 def _settled(
@@ -217,7 +147,7 @@ def test_measured_loads_are_evened_and_a_rebalance_within_the_tolerance_moves_no
     create_topic(broker.bootstrap_servers, other, 1)
     log, other_log = GroupLog(), GroupLog()
     led: list[Led] = []
-    classes = {"kp": WeightedKafkaPython, "aio": WeightedAiokafka}
+    classes = {"kp": weighted_kafka_python, "aio": weighted_aiokafka}
     start = {
         name: partial(classes[kind], name, broker.bootstrap_servers, topic, group, log, led, protocol)
         for name, kind in zip("abcd", kinds, strict=True)
@@ -242,7 +172,7 @@ def test_measured_loads_are_evened_and_a_rebalance_within_the_tolerance_moves_no
         true = {m: sum(HOT_RATE if p in HOT else COLD_RATE for p in held) for m, held in evened.items()}
         print(f"{kinds}: measured {weights}; held {evened}; written rates per member {true}")  # noqa: T201
         time.sleep(2.0)
-        members["e"] = WeightedKafkaPython("e", broker.bootstrap_servers, other, group, other_log, led, protocol)
+        members["e"] = weighted_kafka_python("e", broker.bootstrap_servers, other, group, other_log, led, protocol)
         _holding(other_log, "e", {0})  # e's one partition, of ``other``
         again = _settled(log, ["a", "b", "c", "d"], quiet_s=4.0)
         seen = _leader_weights(led[-1].subscriptions, topic)
@@ -267,7 +197,7 @@ def test_a_member_measures_what_it_consumes(broker: KafkaBroker, topic: str, gro
     log: GroupLog = GroupLog()
     led: list[Led] = []
     producer = SkewedProducer(broker.bootstrap_servers, topic)
-    member = WeightedKafkaPython("a", broker.bootstrap_servers, topic, group, log, led, RebalanceProtocol.COOPERATIVE)
+    member = weighted_kafka_python("a", broker.bootstrap_servers, topic, group, log, led, RebalanceProtocol.COOPERATIVE)
     try:
         _settled(log, ["a"])
         time.sleep(WINDOW_S + 1)
