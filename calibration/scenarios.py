@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assignors.metrics import CALIBRATION_SETTINGS
+
 __all__ = ["SCENARIOS", "SETTINGS", "STRATEGIES", "Action", "Scenario", "Settings", "Strategy"]
 
 
@@ -56,20 +58,26 @@ STRATEGIES: tuple[Strategy, ...] = (
 )
 
 
+def _ms(field: str) -> int:
+    """One interval of the calibration, in ms: ``assignors.metrics.CALIBRATION_SETTINGS`` holds them (the measured
+    factors of ``PauseModel`` are in units of these)."""
+    return round(CALIBRATION_SETTINGS[field] * 1000)
+
+
 @dataclass(frozen=True)
 class Settings:
     """The timing settings of a calibration run: every group and the broker run with these."""
 
-    session_ms: int = 10_000
-    """Classic ``session.timeout.ms`` (Kafka's default 45,000)."""
-    heartbeat_ms: int = 1_000
-    """Classic ``heartbeat.interval.ms`` (default 3,000)."""
+    session_ms: int = _ms("session_seconds")
+    """Classic ``session.timeout.ms`` (Kafka's default: ``KAFKA_DEFAULT_SETTINGS``)."""
+    heartbeat_ms: int = _ms("heartbeat_seconds")
+    """Classic ``heartbeat.interval.ms``."""
     metadata_ms: int = 5_000
     """The clients' ``metadata.max.age.ms`` (default 300,000): when a classic leader sees added partitions."""
-    broker_heartbeat_ms: int = 2_000
-    """The broker's ``group.consumer.heartbeat.interval.ms`` (KIP-848; default 5,000)."""
-    broker_session_ms: int = 10_000
-    """The broker's ``group.consumer.session.timeout.ms`` (KIP-848; default 45,000)."""
+    broker_heartbeat_ms: int = _ms("consumer_heartbeat_seconds")
+    """The broker's ``group.consumer.heartbeat.interval.ms`` (KIP-848)."""
+    broker_session_ms: int = _ms("consumer_session_seconds")
+    """The broker's ``group.consumer.session.timeout.ms`` (KIP-848)."""
     initial_delay_ms: int = 3_000
     """The broker's ``group.initial.rebalance.delay.ms`` (default 3,000): only an empty group's first join waits it."""
     produce_interval_s: float = 0.1
