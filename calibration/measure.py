@@ -66,6 +66,9 @@ class Observed:
     downtime: float = 0.0
     """Partition-seconds of the restarted partitions' downtime: each counts its member's seconds from the step's
     start to the member's new start (the time it was down, whatever the client)."""
+    spread: float = 0.0
+    """Seconds between the first and the last survivor's first ``revoked`` call: how far apart the members learned of
+    the rebalance (on their heartbeats); an eager member's partitions wait from its revoke until the last one's."""
 
 
 def _holdings(step: Mapping[str, Any]) -> dict[Partition, str]:
@@ -154,7 +157,7 @@ def _hand_overs(  # noqa: C901 - one partition's story
     return pause, unowned
 
 
-def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
+def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:  # noqa: PLR0915 - one step at a time
     """Every measured step of one group run (``GroupRun.to_json()``), in order."""
     steps = run["steps"]
     events = run["events"]
@@ -179,6 +182,10 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
         window = [e for e in events if start <= float(e["t"]) <= end]
         survivors = present - set(step.get("stopped", ()))  # a restarted static member's own close is no rebalance
         revoked = sum(len(e["partitions"]) for e in window if e["e"] == "revoked" and e["m"] in survivors)
+        learned: dict[str, float] = {}
+        for e in window:
+            if e["e"] == "revoked" and e["m"] in survivors:
+                learned.setdefault(e["m"], float(e["t"]))
         pause = unowned = 0.0
         paused = 0
         restarting = {
@@ -230,6 +237,7 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
                 restarted,
                 round(parts["restarted"], 3),
                 round(downtime, 3),
+                round(max(learned.values()) - min(learned.values()), 3) if learned else 0.0,
             )
         )
     return found

@@ -49,6 +49,8 @@ class Predicted:
     """Whether the replay's assignment is the group's own after the step (by member), None when not comparable."""
     rebalances: int = 0
     """How many rebalances the step was priced as (two for a change that removes and adds members)."""
+    pause_survivors: float = 0.0
+    """Of ``pause_after``, the part of the partitions the survivors held (neither orphaned nor restarted)."""
 
 
 def _label(name: str) -> tuple[str, RebalanceProtocol]:
@@ -74,13 +76,14 @@ def _phases(
     return [everyone]
 
 
-def predict(  # noqa: PLR0915 - one replay
+def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
     run: Mapping[str, Any], model: PauseModel, *, sequence: bool = True
 ) -> list[Predicted]:
     """Every measured step of ``run`` (``GroupRun.to_json()``) as the product predicts it.
 
     With ``sequence`` (the default) a snapshot change that removes and adds members is replayed and priced as the
-    two rebalances the broker runs (:func:`_phases`); without, as one (today's replay of a membership table). A
+    two rebalances the broker runs (:func:`_phases`); without, as one (today's replay of a membership table). The
+    members whose subscription changed started the rebalance themselves (``rebalance_pause``'s ``rejoined``). A
     static member that stopped and came back within the step (the same ``group.instance.id``, no membership change)
     is priced by :func:`assignors.metrics.restart_pause` for the seconds it was down.
     """
@@ -94,6 +97,7 @@ def predict(  # noqa: PLR0915 - one replay
     out: list[Predicted] = []
     measured = 0
     crashed_by_step = [set(step.get("crashed", ())) for step in run["steps"]]
+    topics_before: dict[str, tuple[str, ...]] = {}
     for index, step in enumerate(run["steps"]):
         members: Mapping[str, Mapping[str, Any]] = step["members"]
         counts = {str(t): int(n) for t, n in step["counts"].items()}
@@ -111,10 +115,18 @@ def predict(  # noqa: PLR0915 - one replay
         cluster = Cluster(counts)
         rebalanced = key != previous_key
         before = previous or {}
-        priced: list[tuple[int, int, int, int]] = []  # per rebalance: moved, survivors_owned, orphaned, revoked
+        # per rebalance: moved, survivors_owned, orphaned, revoked, rejoined
+        priced: list[tuple[int, int, int, int, int]] = []
         rounds = 0
+        topics_now = {identity: tuple(subscriptions[m].topics) for m, identity in identities.items()}
         if rebalanced:
             held_before = dict(before)
+            # the members whose subscription changed rejoin on their own: their partitions wait for the others
+            rejoined = sum(
+                len(before.get(identity, ()))
+                for identity, topics in topics_now.items()
+                if identity in topics_before and topics_before[identity] != topics
+            )
             for phase in _phases(identities, before, previous_key) if sequence else [set(identities)]:
                 subs = {m: subscriptions[m] for m in sorted(phase)}
                 if isinstance(assignor, ServerAssignor):
@@ -136,6 +148,7 @@ def predict(  # noqa: PLR0915 - one replay
                         step_moves.revoked(RebalanceProtocol.EAGER),
                         step_moves.orphaned,
                         step_moves.revoked(protocol),
+                        rejoined if not priced else 0,
                     )
                 )
                 held_before = phase_after
@@ -144,6 +157,7 @@ def predict(  # noqa: PLR0915 - one replay
             after = dict(before)
         previous_key = key
         previous = after
+        topics_before = topics_now
         if not step["measured"]:
             continue
         measured += 1
@@ -157,6 +171,7 @@ def predict(  # noqa: PLR0915 - one replay
         crashed_orphans = sum(len(before[i]) for i in gone if last_names.get(i) in crashed)
         restarted, downtime = _restarts(run, index, before)
         restart = restart_pause(model, restarted=restarted, downtime_seconds=downtime / restarted) if restarted else 0.0
+        pause_survivors = 0.0
         if first or not rebalanced:
             pause_before = 0.0
             pause_after = restart if not first else 0.0
@@ -166,7 +181,15 @@ def predict(  # noqa: PLR0915 - one replay
             revoked_count = sum(phase[3] for phase in priced)
             pause_before = pause_partition_seconds(label, moved=moved, survivors_owned=survivors_owned)
             pause_after = restart
-            for number, (phase_moved, phase_survivors, phase_orphaned, _) in enumerate(priced):
+            for phase_moved, phase_survivors, _, _, phase_rejoined in priced:
+                pause_survivors += rebalance_pause(
+                    label,
+                    model,
+                    moved=phase_moved,
+                    survivors_owned=phase_survivors,
+                    rejoined=min(phase_rejoined, phase_survivors),
+                )
+            for number, (phase_moved, phase_survivors, phase_orphaned, _, phase_rejoined) in enumerate(priced):
                 lost = crashed_orphans if number == 0 else 0
                 pause_after += rebalance_pause(
                     label,
@@ -175,6 +198,7 @@ def predict(  # noqa: PLR0915 - one replay
                     survivors_owned=phase_survivors,
                     orphaned=phase_orphaned - lost,
                     crashed=lost,
+                    rejoined=min(phase_rejoined, phase_survivors),
                 )
         identity_of = {n: str(m["instance"] or m["member_id"] or n) for n, m in members.items()}
         observed_after = {
@@ -198,6 +222,7 @@ def predict(  # noqa: PLR0915 - one replay
                 round(pause_after, 3),
                 same,
                 len(priced) if rebalanced and not first else 0,
+                round(pause_survivors, 3),
             )
         )
     return out

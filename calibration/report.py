@@ -33,12 +33,11 @@ def rows_of(runs: Mapping[str, Any], model: PauseModel) -> list[dict[str, Any]]:
     """One row per scenario, strategy and step: observed and predicted side by side (each group priced with its
     client's model, :meth:`PauseModel.for_client`)."""
     interval = float(runs["settings"]["produce_interval_s"])
-    rows = []
+    rows: list[dict[str, Any]] = []
     for run in runs["runs"]:
         observed = observe(run, interval=interval)
         predicted = predict(run, model.for_client(client_of(run)))
-        for obs, pred in zip(observed, predicted, strict=True):
-            rows.append(_row(run, obs, pred))
+        rows.extend(_row(run, obs, pred) for obs, pred in zip(observed, predicted, strict=True))
     return rows
 
 
@@ -58,6 +57,8 @@ def _row(run: Mapping[str, Any], obs: Observed, pred: Predicted) -> dict[str, An
             "orphaned": obs.orphaned,
             "revoked": obs.revoked,
             "rounds": obs.rounds,
+            "spread": obs.spread,
+            "survivors": round(obs.pause_kept - obs.pause_restarted + obs.pause_moved, 3),
         },
         "predicted": {
             "rebalanced": pred.rebalanced,
@@ -69,6 +70,7 @@ def _row(run: Mapping[str, Any], obs: Observed, pred: Predicted) -> dict[str, An
             "pause_after": pred.pause_after,
             "same_assignment": pred.same_assignment,
             "rebalances": pred.rebalances,
+            "survivors": pred.pause_survivors,
         },
     }
 
@@ -96,12 +98,18 @@ def _totals(rows: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], dict[str
                 "same": 0,
                 "compared": 0,
                 "steps_equal": 0,
+                "learned": 0.0,
+                "survivors": 0.0,
+                "survivors_p": 0.0,
             },
         )
         o, p = row["observed"], row["predicted"]
         t["steps"] += 1
         t["settled"] = t["settled"] and row["settled"]
         t["pause"] += o["pause"]
+        t["learned"] = max(t["learned"], float(o.get("spread", 0.0)))
+        t["survivors"] += o.get("survivors", 0.0)
+        t["survivors_p"] += p.get("survivors", 0.0)
         t["before"] += p["pause_before"]
         t["after"] += p["pause_after"]
         for name in ("moved", "revoked", "orphaned"):
@@ -276,17 +284,25 @@ def _why(total: Mapping[str, Any], spread: float | None, scenario: str) -> str:
         return ""
     if spread is not None and spread > _TOLERANCE:
         return f"the measurement varies {spread:.0%} between runs"
+    if "moved_p" in total and total["moved_p"] != total["moved"]:
+        return f"the replay moves {total['moved_p']} partitions, the group moved {total['moved']}"
+    waited, priced = float(total.get("survivors", 0.0)), float(total.get("survivors_p", 0.0))
+    gap = total["after"] - total["pause"]
+    if abs(priced - waited) >= abs(gap) / 2 and (priced - waited) * gap > 0:
+        return (
+            f"the survivors' partitions waited {waited:.1f} partition-seconds, the model's mean {priced:.1f} "
+            f"(members learned of a rebalance up to {total.get('learned', 0.0):.1f} s apart)"
+        )
     if scenario in COMPOUND:
         return COMPOUND[scenario]
-    return "model"
+    return (
+        f"the orphaned and restarted partitions waited {total['pause'] - waited:.1f} partition-seconds, the "
+        f"model's mean {total['after'] - priced:.1f}"
+    )
 
 
 _TOLERANCE = 0.25
-COMPOUND = {
-    "subscribe": "new holders look the new topic up first",
-    "wave": "the broker's rebalances interleave",
-    "grow": "the leader sees the partitions on its metadata refresh",
-}
+COMPOUND = {"wave": "the broker's rebalances interleave with the new members' start-up"}
 """The reason a compound scenario's row stays outside 25% when the measurement itself is steady."""
 
 

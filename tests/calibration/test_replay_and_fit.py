@@ -183,8 +183,20 @@ def test_the_previous_run_gives_each_row_its_spread(tmp_path: Path) -> None:
     assert _spread(3.0, None) is None
     assert _why({"after": 10.0, "pause": 9.0}, 0.6, "leave") == ""  # within 25%: no reason needed
     assert _why({"after": 4.0, "pause": 8.0}, 0.5, "leave") == "the measurement varies 50% between runs"
-    assert _why({"after": 4.0, "pause": 8.0}, 0.1, "wave") == "the broker's rebalances interleave"
-    assert _why({"after": 4.0, "pause": 8.0}, 0.1, "leave") == "model"
+    assert _why({"after": 4.0, "pause": 8.0, "moved": 2, "moved_p": 3}, 0.1, "join") == (
+        "the replay moves 3 partitions, the group moved 2"
+    )
+    # the survivors' part accounts for the gap: 7 observed, 3 priced of a gap of 4
+    survivors = {"after": 4.0, "pause": 8.0, "survivors": 7.0, "survivors_p": 3.0, "learned": 0.8}
+    assert _why(survivors, 0.1, "leave") == (
+        "the survivors' partitions waited 7.0 partition-seconds, the model's mean 3.0 (members learned of a "
+        "rebalance up to 0.8 s apart)"
+    )
+    orphans = {"after": 4.0, "pause": 8.0, "survivors": 1.0, "survivors_p": 1.0}
+    assert _why(orphans, None, "wave") == "the broker's rebalances interleave with the new members' start-up"
+    assert _why(orphans, None, "leave") == (
+        "the orphaned and restarted partitions waited 7.0 partition-seconds, the model's mean 3.0"
+    )
 
 
 def test_fit_clients_leaves_out_what_a_client_does_not_measure() -> None:

@@ -420,16 +420,23 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     survivors_owned: int,
     orphaned: int = 0,
     crashed: int = 0,
+    rejoined: int = 0,
 ) -> float:
     """Partition-seconds not consumed because of one rebalance, by :class:`PauseModel` (``make calibrate``).
 
     ``moved`` and ``survivors_owned`` are as :func:`pause_partition_seconds` takes them; ``orphaned`` counts the
     partitions of members that left with a LeaveGroup (a graceful close) and ``crashed`` those of members that
     stopped without one (their session timed out). Unlike :func:`pause_partition_seconds`, orphaned partitions
-    count: how long they wait depends on the protocol.
+    count: how long they wait depends on the protocol. ``rejoined`` counts, of ``survivors_owned``, the partitions
+    of members that started the rebalance themselves (their subscription changed): under EAGER such a member
+    revokes at once and waits, like an orphan, for the others to learn of the rebalance on their next heartbeat
+    (:attr:`PauseModel.eager_orphan_heartbeats`; the others revoke together, a rejoin's
+    :attr:`~PauseModel.eager_heartbeats`); the other protocols do not revoke for it. 0 (the default) prices every
+    survivor alike.
 
     Raises:
-        InvalidWeightError: an unknown protocol or a negative count, naming the field.
+        InvalidWeightError: an unknown protocol, a negative count, or ``rejoined`` over ``survivors_owned``,
+            naming the field.
 
     >>> model = PauseModel(heartbeat_seconds=1.0, consumer_heartbeat_seconds=2.0, eager_heartbeats=0.5,
     ...                    eager_orphan_heartbeats=0.5,
@@ -438,14 +445,21 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     7.0
     >>> rebalance_pause("CONSUMER", model, moved=2, survivors_owned=10, orphaned=4)
     8.0
+    >>> rebalance_pause("EAGER", model.with_settings("doc", eager_orphan_heartbeats=1.0), moved=0, survivors_owned=10,
+    ...                 rejoined=4)
+    7.0
     """
     kind = _pause_protocol(protocol)
     for field, count in (("moved", moved), ("survivors_owned", survivors_owned), ("orphaned", orphaned)):
         if count < 0:
             msg = f"{field} is {count}; a partition count must be >= 0"
             raise InvalidWeightError(msg)
-    if crashed < 0:
-        msg = f"crashed is {crashed}; a partition count must be >= 0"
+    for field, count in (("crashed", crashed), ("rejoined", rejoined)):
+        if count < 0:
+            msg = f"{field} is {count}; a partition count must be >= 0"
+            raise InvalidWeightError(msg)
+    if rejoined > survivors_owned:
+        msg = f"rejoined is {rejoined}; it counts some of survivors_owned ({survivors_owned})"
         raise InvalidWeightError(msg)
     m = model
     fetch = m.fetch_seconds
@@ -459,7 +473,11 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     if kind is PauseProtocol.EAGER:
         rejoin = m.eager_heartbeats * m.heartbeat_seconds + fetch
         orphan = m.eager_orphan_heartbeats * m.heartbeat_seconds + fetch
-        return survivors_owned * rejoin + orphaned * orphan + crashed * (m.session_seconds + orphan)
+        return (
+            (survivors_owned - rejoined) * rejoin
+            + (orphaned + rejoined) * orphan
+            + crashed * (m.session_seconds + orphan)
+        )
     orphan = m.cooperative_orphan_heartbeats * m.heartbeat_seconds + fetch
     kept = max(0, survivors_owned - moved) * m.cooperative_kept_heartbeats * m.heartbeat_seconds if moved else 0.0
     return (
