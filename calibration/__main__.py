@@ -47,6 +47,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         runs = record(scenarios, strategies, args.kafka_version)
         args.runs.parent.mkdir(parents=True, exist_ok=True)
         args.runs.write_text(json.dumps(runs), encoding="utf-8")
+        if args.scenarios is None and args.strategies is None:  # a full run: the fit's history keeps it
+            from calibration.fit import HISTORY, compact
+
+            HISTORY.mkdir(exist_ok=True)
+            stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H-%MZ")
+            (HISTORY / f"{stamp}.json").write_text(json.dumps(compact(runs), sort_keys=True) + "\n")
     from calibration.report import previous_totals, render
 
     if not args.report_only and args.summary.is_file():  # the run before this one: the measurement's own spread

@@ -24,11 +24,14 @@ call to the new holder's first fetch, the interval the protocol's heartbeat):
 
 :func:`fit_factors` fits the reference client's (Kafka's Java consumer, :data:`REFERENCE`) factors:
 ``assignors.metrics.DEFAULT_PAUSE_MODEL``. :func:`fit_clients` fits each client's own, where its runs measure
-them (the Python clients' poll loops differ from Java's). ``python -m calibration.fit [runs.json]`` prints both.
+them (the Python clients' poll loops differ from Java's). Both pool every recorded run given: ``python -m
+calibration.fit --write`` fits on every run in ``calibration/history/`` (one :func:`compact` per ``make calibrate``)
+and writes the factors into ``assignors._core.load``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import statistics
@@ -40,7 +43,18 @@ from typing import Any
 from calibration.measure import Observed, first_fetch_delays, observe
 from calibration.scenarios import STRATEGIES
 
-__all__ = ["EXCLUDED", "FITTED", "PROTOCOL_OF", "REFERENCE", "client_of", "fit_clients", "fit_factors"]
+__all__ = [
+    "EXCLUDED",
+    "FITTED",
+    "HISTORY",
+    "PROTOCOL_OF",
+    "REFERENCE",
+    "client_of",
+    "compact",
+    "fit_clients",
+    "fit_factors",
+    "write_factors",
+]
 
 EXCLUDED: tuple[str, ...] = ()
 """Scenarios not scored (none: a static restart is priced by ``restart_pause``)."""
@@ -113,39 +127,87 @@ def _factors(
     }
 
 
-def _steps(runs: Mapping[str, Any], client: str | None) -> tuple[dict[str, list[Observed]], list[float]]:
+def compact(runs: Mapping[str, Any]) -> dict[str, Any]:
+    """What the fit reads of one recorded run (``python -m calibration``'s runs.json, 40 MB of events): its settings
+    and, per group of the fitted scenarios, every step as measured and the first-fetch delays; a few hundred kB,
+    kept in ``calibration/history/`` so that the factors can be fitted again without the broker."""
     interval = float(runs["settings"]["produce_interval_s"])
-    steps: dict[str, list[Observed]] = {"EAGER": [], "COOPERATIVE": [], "CONSUMER": []}
-    delays: list[float] = []
+    groups = []
     for run in runs["runs"]:
-        if run["scenario"] not in FITTED or (client is not None and client_of(run) != client):
+        if run["scenario"] not in FITTED:
             continue
-        protocol = PROTOCOL_OF[run["product"]]
-        steps[protocol].extend(o for o in observe(run, interval=interval) if o.settled)
-        delays.extend(first_fetch_delays(run))
-    return steps, delays
+        groups.append(
+            {
+                "scenario": run["scenario"],
+                "strategy": run["strategy"],
+                "product": run["product"],
+                "steps": [dataclasses.asdict(o) for o in observe(run, interval=interval)],
+                "fetch_delays": [round(d, 4) for d in first_fetch_delays(run)],
+            }
+        )
+    return {"kafka_version": runs.get("kafka_version"), "settings": dict(runs["settings"]), "groups": groups}
 
 
-def fit_factors(runs: Mapping[str, Any], client: str = REFERENCE) -> dict[str, float]:
-    """The measured factors of :class:`assignors.metrics.PauseModel` from recorded runs (``python -m calibration``),
-    from ``client``'s groups (every factor its runs do not measure is 0.0)."""
-    steps, delays = _steps(runs, client)
-    fetch = statistics.median(delays) if delays else 0.0
-    found = {name: value or 0.0 for name, value in _factors(steps, runs["settings"], fetch).items()}
-    return {**found, "fetch_seconds": round(fetch, 3)}
-
-
-def fit_clients(runs: Mapping[str, Any]) -> dict[str, dict[str, float]]:
-    """Per client, the factors its own runs measure (a factor they do not measure is left out): ``fetch_seconds``
-    stays the reference client's (the broker's fetch path, not the client's poll loop, sets it)."""
-    fetch = fit_factors(runs)["fetch_seconds"]
-    found: dict[str, dict[str, float]] = {}
-    for client in sorted({client_of(run) for run in runs["runs"]}):
-        steps, _ = _steps(runs, client)
-        found[client] = {k: v for k, v in _factors(steps, runs["settings"], fetch).items() if v is not None}
+def _compacts(source: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Recorded runs (raw or :func:`compact`), one or several, as compacts that share one set of settings."""
+    found = [source] if isinstance(source, Mapping) else list(source)
+    found = [one if "groups" in one else compact(one) for one in found]
+    if not found:
+        msg = "no recorded run to fit"
+        raise ValueError(msg)
+    for one in found[1:]:
+        if one["settings"] != found[0]["settings"]:
+            msg = f"runs with different settings cannot be pooled: {one['settings']} != {found[0]['settings']}"
+            raise ValueError(msg)
     return found
 
 
+def _steps(
+    source: Mapping[str, Any] | Sequence[Mapping[str, Any]], client: str | None
+) -> tuple[dict[str, list[Observed]], list[float]]:
+    steps: dict[str, list[Observed]] = {"EAGER": [], "COOPERATIVE": [], "CONSUMER": []}
+    delays: list[float] = []
+    for one in _compacts(source):
+        for group in one["groups"]:
+            if group["scenario"] not in FITTED or (client is not None and client_of(group) != client):
+                continue
+            protocol = PROTOCOL_OF[group["product"]]
+            steps[protocol].extend(o for o in map(_observed, group["steps"]) if o.settled)
+            delays.extend(group["fetch_delays"])
+    return steps, delays
+
+
+def _observed(fields: Mapping[str, Any]) -> Observed:
+    return Observed(**{name: fields[name] for name in _OBSERVED if name in fields})
+
+
+_OBSERVED = tuple(f.name for f in dataclasses.fields(Observed))
+
+
+def fit_factors(runs: Mapping[str, Any] | Sequence[Mapping[str, Any]], client: str = REFERENCE) -> dict[str, float]:
+    """The measured factors of :class:`assignors.metrics.PauseModel` from recorded runs (``python -m calibration``;
+    one, or several pooled, raw or :func:`compact`), from ``client``'s groups (a factor they do not measure is 0.0)."""
+    steps, delays = _steps(runs, client)
+    fetch = statistics.median(delays) if delays else 0.0
+    settings = _compacts(runs)[0]["settings"]
+    found = {name: value or 0.0 for name, value in _factors(steps, settings, fetch).items()}
+    return {**found, "fetch_seconds": round(fetch, 3)}
+
+
+def fit_clients(runs: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per client, the factors its own runs measure (a factor they do not measure is left out): ``fetch_seconds``
+    stays the reference client's (the broker's fetch path, not the client's poll loop, sets it)."""
+    pooled = _compacts(runs)
+    fetch = fit_factors(pooled)["fetch_seconds"]
+    found: dict[str, dict[str, float]] = {}
+    for client in sorted({client_of(group) for one in pooled for group in one["groups"]}):
+        steps, _ = _steps(pooled, client)
+        found[client] = {k: v for k, v in _factors(steps, pooled[0]["settings"], fetch).items() if v is not None}
+    return found
+
+
+HISTORY = Path(__file__).resolve().parent / "history"
+"""Every recorded run's :func:`compact` (``python -m calibration`` adds one): what ``--write`` fits on."""
 LOAD = Path(__file__).resolve().parents[1] / "src" / "assignors" / "_core" / "load.py"
 """Where ``DEFAULT_PAUSE_MODEL``'s factors and ``CLIENT_PAUSE_FACTORS`` are written (``--write``)."""
 
@@ -173,15 +235,15 @@ def write_factors(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m calibration.fit [--write] [runs.json]``: every client's factors as JSON; ``--write`` puts them into
-    ``assignors._core.load`` (``DEFAULT_PAUSE_MODEL`` and ``CLIENT_PAUSE_FACTORS``)."""
+    """``python -m calibration.fit [--write] [runs ...]``: every client's factors as JSON, pooled over the recorded
+    runs given (raw runs.json or compact files; default: every file in ``calibration/history/``); ``--write`` puts
+    them into ``assignors._core.load`` (``DEFAULT_PAUSE_MODEL`` and ``CLIENT_PAUSE_FACTORS``)."""
     args = list(sys.argv[1:] if argv is None else argv)
     write = "--write" in args
-    args = [a for a in args if a != "--write"]
-    path = Path(args[0]) if args else Path(__file__).resolve().parent / "runs.json"
-    runs = json.loads(path.read_text(encoding="utf-8"))
+    paths = [Path(a) for a in args if a != "--write"] or sorted(HISTORY.glob("*.json"))
+    runs = [json.loads(path.read_text(encoding="utf-8")) for path in paths]
     reference, clients = fit_factors(runs), fit_clients(runs)
-    print(json.dumps({"reference": reference, "clients": clients}, indent=1, sort_keys=True))
+    print(json.dumps({"runs": [str(p) for p in paths], "reference": reference, "clients": clients}, indent=1))
     if write:
         write_factors(reference, clients)
     return 0

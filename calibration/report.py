@@ -404,12 +404,12 @@ def markdown(
         (
             "The factors are `assignors.metrics.DEFAULT_PAUSE_MODEL`'s (Kafka's Java consumer) and, for the Python "
             "clients, `CLIENT_PAUSE_FACTORS` (`PauseModel.for_client`), fitted by `calibration/fit.py` (`python -m "
-            "calibration.fit`: per kind of partition, its partition-seconds over its partitions, summed over the "
-            "single-event steps) on an earlier run of this calibration, so the tables above are out of sample; the "
-            "intervals are this run's settings. *This run's fit*: the factors the same fit gives on this run. Each "
-            "factor holds for groups paced like these (the wait per partition is the factor times the interval, "
-            "plus `fetch_seconds`); at Kafka's defaults the intervals are 3 s (classic heartbeat), 5 s (KIP-848 "
-            "heartbeat) and 45 s (both session timeouts)."
+            "calibration.fit --write`: per kind of partition, its partition-seconds over its partitions, summed over "
+            "the single-event steps) on the earlier runs of this calibration kept in `calibration/history/`, so the "
+            "tables above are out of sample; the intervals are this run's settings. *This run's fit*: the factors "
+            "the same fit gives on this run alone. Each factor holds for groups paced like these (the wait per "
+            "partition is the factor times the interval, plus `fetch_seconds`); at Kafka's defaults the intervals "
+            "are 3 s (classic heartbeat), 5 s (KIP-848 heartbeat) and 45 s (both session timeouts)."
         ),
         "",
         "| parameter | value | source | this run's fit | "

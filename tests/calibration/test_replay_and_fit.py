@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from calibration.fit import _factors, fit_clients, fit_factors, write_factors
+from calibration.fit import _factors, compact, fit_clients, fit_factors, write_factors
 from calibration.measure import Observed
 from calibration.predict import predict
 from calibration.report import _spread, _why, model_for, previous_totals
@@ -271,3 +271,20 @@ def test_a_timed_member_passes_its_settings(tmp_path: Path) -> None:
     assert argv[argv.index("--heartbeat-interval-ms") + 1] == "500"
     assert "--fetched" in argv
     assert "--fetched" not in TimedMemberSpec("m1", "aiokafka", "g", ("t",)).argv("b", tmp_path / "c")
+
+
+def test_runs_pool_through_their_compact_form() -> None:
+    """The fit reads the same from a raw run and from its compact form; two runs pool their partitions."""
+    after = {"a": [0, 1, 2], "b": [3, 4, 5]}
+    one = {"settings": SETTINGS_JSON, "runs": [_observed_run("uniform", "leave", 3.0, after)]}
+    other = {"settings": SETTINGS_JSON, "runs": [_observed_run("uniform", "leave", 5.0, after)]}
+    assert fit_factors(json.loads(json.dumps(compact(one)))) == fit_factors(one)
+    # the orphans waited 1.5 s and 2.5 s; fetch_seconds is the median of the first fetches' delays (1.4, 2.4)
+    pooled = fit_factors([one, compact(other)])
+    assert pooled["fetch_seconds"] == pytest.approx(1.9)
+    assert pooled["consumer_orphan_heartbeats"] == pytest.approx((2.0 - 1.9) / 2)
+    moved = {"settings": {**SETTINGS_JSON, "heartbeat_ms": 3000}, "runs": []}
+    with pytest.raises(ValueError, match="different settings"):
+        fit_factors([one, moved])
+    with pytest.raises(ValueError, match="no recorded run"):
+        fit_factors([])

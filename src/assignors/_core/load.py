@@ -323,18 +323,18 @@ class PauseModel:
     consumer_session_seconds: float = KAFKA_DEFAULT_SETTINGS["consumer_session_seconds"][1]
     # measured: `make calibrate` on Kafka 4.4.0 (docs/calibration.md), 64 groups of 6 members at the intervals of
     # CALIBRATION_SETTINGS, Kafka's Java consumer's groups; each factor is in units of the interval that paces it;
-    # written by `python -m calibration.fit --write calibration/runs.json` (the fit: calibration/fit.py)
-    eager_heartbeats: float = 0.159
-    cooperative_heartbeats: float = 1.099
-    cooperative_orphan_heartbeats: float = 0.514
-    consumer_move_heartbeats: float = 0.688
-    consumer_orphan_heartbeats: float = 0.707
+    # written by `python -m calibration.fit --write` (calibration/fit.py), pooled over the runs in calibration/history/
+    eager_heartbeats: float = 0.122
+    cooperative_heartbeats: float = 1.02
+    cooperative_orphan_heartbeats: float = 0.564
+    consumer_move_heartbeats: float = 0.689
+    consumer_orphan_heartbeats: float = 0.672
     fetch_seconds: float = 0.066
     sources: tuple[tuple[str, str], ...] = _DEFAULT_SOURCES
     # added after `sources`, so that every earlier field keeps its place
-    eager_orphan_heartbeats: float = 0.81
-    cooperative_kept_heartbeats: float = 0.052
-    static_rejoin_seconds: float = 0.328
+    eager_orphan_heartbeats: float = 0.738
+    cooperative_kept_heartbeats: float = 0.026
+    static_rejoin_seconds: float = 0.245
 
     def __post_init__(self) -> None:
         for name in _MODEL_FIELDS:
@@ -393,15 +393,15 @@ _MODEL_FIELDS: tuple[str, ...] = (
 
 CLIENT_PAUSE_FACTORS: Mapping[str, Mapping[str, float]] = {
     "aiokafka": {
-        "eager_heartbeats": 0.18,
-        "eager_orphan_heartbeats": 0.535,
-        "static_rejoin_seconds": 1.911,
+        "eager_heartbeats": 0.132,
+        "eager_orphan_heartbeats": 0.655,
+        "static_rejoin_seconds": 1.792,
     },
     "kafka-python": {
-        "cooperative_heartbeats": 1.142,
-        "cooperative_kept_heartbeats": 0.693,
-        "cooperative_orphan_heartbeats": 0.564,
-        "static_rejoin_seconds": 2.517,
+        "cooperative_heartbeats": 0.962,
+        "cooperative_kept_heartbeats": 0.596,
+        "cooperative_orphan_heartbeats": 0.661,
+        "static_rejoin_seconds": 2.307,
     },
 }
 """Per Python client (this project's adapters), the factors ``make calibrate`` measured on its own groups where they
