@@ -231,7 +231,7 @@ def _summary(totals: Mapping[tuple[str, str], Mapping[str, Any]], *, compared: b
             f"the calibrated model (median error {median:.0%}); {len(within_before)} of {len(scored)} with today's "
             "constants (`pause_partition_seconds`). "
             + (f"Not scored: {', '.join(EXCLUDED)}; " if EXCLUDED else "")
-            + "groups that did not settle are not scored. On the scenarios of one membership event per step "
+            + "Groups that did not settle are not scored. On the scenarios of one membership event per step "
             f"({', '.join(FITTED)}): {len(single_within)} of {len(single)}; the others are compound (the notes say "
             "why)."
         ),
