@@ -29,6 +29,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "calibration.md")
     parser.add_argument("--summary", type=Path, default=ROOT / "calibration" / "results.json")
+    parser.add_argument(
+        "--previous",
+        type=Path,
+        default=ROOT / "calibration" / "previous.json",
+        help="the observed totals of the run before (written from --summary before a new run overwrites it)",
+    )
     parser.add_argument("--report-only", action="store_true", help="no broker: re-render from --runs")
     parser.add_argument("--kafka-version", default="4.4.0")
     args = parser.parse_args(argv)
@@ -41,10 +47,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         runs = record(scenarios, strategies, args.kafka_version)
         args.runs.parent.mkdir(parents=True, exist_ok=True)
         args.runs.write_text(json.dumps(runs), encoding="utf-8")
-    from calibration.report import render
+        if args.scenarios is None and args.strategies is None:  # a full run: the fit's history keeps it
+            from calibration.fit import HISTORY, compact
 
+            HISTORY.mkdir(exist_ok=True)
+            stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H-%MZ")
+            (HISTORY / f"{stamp}.json").write_text(json.dumps(compact(runs), sort_keys=True) + "\n")
+    from calibration.report import previous_totals, render
+
+    if not args.report_only and args.summary.is_file():  # the run before this one: the measurement's own spread
+        args.previous.write_text(json.dumps(previous_totals(args.summary), indent=1, sort_keys=True) + "\n")
     runs = json.loads(args.runs.read_text(encoding="utf-8"))
-    render(runs, out=args.out, summary=args.summary)
+    previous = json.loads(args.previous.read_text(encoding="utf-8")) if args.previous.is_file() else None
+    render(runs, out=args.out, summary=args.summary, previous=previous)
     print(f"wrote {args.out} and {args.summary}", file=sys.stderr)
     return 0
 

@@ -1,34 +1,67 @@
-"""The pause model's factors from the measurement: per protocol, the median wait per partition over single-event steps.
+"""The pause model's factors from the measurement: per protocol and kind of partition, the mean wait per partition.
 
-A step's wait per partition is its observed pause, less what the crashed members' session timeouts account for
-(``crashed`` partitions times the protocol's session timeout), divided by the partitions it priced:
+Each step's observed pause is split by what happened to each partition the group consumed before it
+(:class:`calibration.measure.Observed`): kept by its member, moved to another, orphaned (its member left or crashed),
+or restarted (its static member stopped and came back). A factor is a ratio of sums over the steps of one event
+each (:data:`FITTED`): the partition-seconds of one kind divided by the partitions of that kind, less what the
+crashed members' session timeouts and the restarted members' downtime account for. The ratio of sums is the
+estimate of the mean wait per partition, so a row's predicted total (its steps' partitions times the wait) is
+unbiased; the median of the steps' waits, which an earlier fit used, undershot every row whose steps are skewed
+(an eager rebalance whose members learn of it a heartbeat apart costs ten times one whose members learn together).
+The wait is then ``factor * interval + fetch_seconds`` (``fetch_seconds`` is the median delay from an ``assigned``
+call to the new holder's first fetch, the interval the protocol's heartbeat):
 
-- EAGER: ``survivors_owned + orphaned`` (every partition a survivor held, and every orphan, waits one rejoin);
-- COOPERATIVE and CONSUMER: ``moved`` over the steps that moved partitions and orphaned none (a join), and
-  ``orphaned`` over the steps that orphaned partitions and moved none (a leave, a crash).
+- EAGER: ``eager_heartbeats`` from the kept and moved partitions of the steps that rebalanced (every partition a
+  survivor held waits for the last member to rejoin); ``eager_orphan_heartbeats`` from the orphans (they wait from
+  the LeaveGroup, or the session timeout, until the last survivor rejoined).
+- COOPERATIVE: ``cooperative_heartbeats`` from the moved partitions, ``cooperative_orphan_heartbeats`` from the
+  orphans, ``cooperative_kept_heartbeats`` from the kept partitions of the steps that moved something (0 when a
+  client keeps fetching them, as Kafka's Java consumer does).
+- CONSUMER (KIP-848): ``consumer_move_heartbeats`` from the moved partitions, ``consumer_orphan_heartbeats`` from
+  the orphans.
+- ``static_rejoin_seconds``: a restarted static member's partitions' wait less its downtime (no interval: the
+  member's own start-up, join and first fetch).
 
-The median over steps, not a least-squares fit: one compound step (a deploy wave or a subscription change that the
-broker runs as several rebalances) would otherwise set the factor of every step. Only the scenarios of one event per
-step are used (:data:`FITTED`); the others are compound or restarts, and their rows say so. Each wait ``w`` (seconds
-per partition) is then ``factor * interval + fetch_seconds``: ``fetch_seconds`` is the median delay from an
-``assigned`` call to the new holder's first fetch, the interval the protocol's heartbeat (classic
-``heartbeat.interval.ms``, the broker's ``group.consumer.heartbeat.interval.ms``).
+:func:`fit_factors` fits the reference client's (Kafka's Java consumer, :data:`REFERENCE`) factors:
+``assignors.metrics.DEFAULT_PAUSE_MODEL``. :func:`fit_clients` fits each client's own, where its runs measure
+them (the Python clients' poll loops differ from Java's). Both pool every recorded run given: ``python -m
+calibration.fit --write`` fits on every run in ``calibration/history/`` (one :func:`compact` per ``make calibrate``)
+and writes the factors into ``assignors._core.load``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import re
 import statistics
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from calibration.measure import Observed, first_fetch_delays, observe
+from calibration.scenarios import STRATEGIES
 
-__all__ = ["EXCLUDED", "FITTED", "PROTOCOL_OF", "fit_factors"]
+__all__ = [
+    "EXCLUDED",
+    "FITTED",
+    "HISTORY",
+    "PROTOCOL_OF",
+    "REFERENCE",
+    "client_of",
+    "compact",
+    "fit_clients",
+    "fit_factors",
+    "write_factors",
+]
 
-EXCLUDED = ("static",)
-"""Not scored: a static member's restart is no membership change."""
-FITTED = ("join", "leave", "crash", "rolling")
+EXCLUDED: tuple[str, ...] = ()
+"""Scenarios not scored (none: a static restart is priced by ``restart_pause``)."""
+FITTED = ("join", "leave", "crash", "rolling", "static")
 """The scenarios whose steps are one event each: the factors are fitted on them."""
+REFERENCE = "java"
+"""The client whose factors are ``DEFAULT_PAUSE_MODEL``'s: Kafka's own consumer."""
 PROTOCOL_OF = {
     "range": "EAGER",
     "roundrobin": "EAGER",
@@ -38,45 +71,183 @@ PROTOCOL_OF = {
     "consumer-range": "CONSUMER",
 }
 
+_CLIENT_OF = {strategy.label: strategy.client for strategy in STRATEGIES}
 
-def fit_factors(runs: Mapping[str, Any]) -> dict[str, float]:
-    """The measured factors of :class:`assignors.metrics.PauseModel` from recorded runs (``python -m calibration``)."""
-    settings = runs["settings"]
-    interval = float(settings["produce_interval_s"])
+
+def client_of(run: Mapping[str, Any]) -> str:
+    """The client of a recorded run: ``java``, ``kafka-python`` or ``aiokafka``."""
+    return _CLIENT_OF.get(str(run["strategy"]), str(run["strategy"]).split(" ", 1)[0])
+
+
+def _ratio(pairs: Iterable[tuple[float, int]]) -> float | None:
+    """sum(seconds) / sum(partitions), None without partitions."""
+    seconds = partitions = 0.0
+    for part, count in pairs:
+        seconds += part
+        partitions += count
+    return seconds / partitions if partitions else None
+
+
+def _factors(
+    steps: Mapping[str, Sequence[Observed]], settings: Mapping[str, Any], fetch: float
+) -> dict[str, float | None]:
+    """Every factor the steps measure (None where they measure nothing)."""
     heartbeat = settings["heartbeat_ms"] / 1000
     consumer_heartbeat = settings["broker_heartbeat_ms"] / 1000
     session = {"EAGER": settings["session_ms"] / 1000, "COOPERATIVE": settings["session_ms"] / 1000}
     session["CONSUMER"] = settings["broker_session_ms"] / 1000
-    steps: dict[str, list[Observed]] = {"EAGER": [], "COOPERATIVE": [], "CONSUMER": []}
-    delays: list[float] = []
+
+    def orphans(protocol: str) -> float | None:
+        return _ratio((o.pause_orphaned - o.crashed * session[protocol], o.orphaned) for o in steps[protocol])
+
+    def factor(wait: float | None, interval_s: float) -> float | None:
+        if wait is None:
+            return None
+        return round(max(0.0, wait - fetch) / interval_s, 3) if interval_s else 0.0
+
+    eager = [o for o in steps["EAGER"] if o.revoked or o.orphaned]  # a static restart rebalances nothing
+    survivors = _ratio(
+        (o.pause_kept - o.pause_restarted + o.pause_moved, o.kept - o.restarted + o.moved) for o in eager
+    )
+    coop = steps["COOPERATIVE"]
+    kept = _ratio((o.pause_kept - o.pause_restarted, o.kept - o.restarted) for o in coop if o.moved)
+    every = [o for protocol in steps.values() for o in protocol]
+    rejoin = _ratio((o.pause_restarted - o.downtime, o.restarted) for o in every)
+    return {
+        "eager_heartbeats": factor(survivors, heartbeat),
+        "eager_orphan_heartbeats": factor(orphans("EAGER"), heartbeat),
+        "cooperative_heartbeats": factor(_ratio((o.pause_moved, o.moved) for o in coop), heartbeat),
+        "cooperative_orphan_heartbeats": factor(orphans("COOPERATIVE"), heartbeat),
+        "cooperative_kept_heartbeats": None if kept is None else round(max(0.0, kept) / heartbeat, 3),
+        "consumer_move_heartbeats": factor(
+            _ratio((o.pause_moved, o.moved) for o in steps["CONSUMER"]), consumer_heartbeat
+        ),
+        "consumer_orphan_heartbeats": factor(orphans("CONSUMER"), consumer_heartbeat),
+        "static_rejoin_seconds": None if rejoin is None else round(max(0.0, rejoin), 3),
+    }
+
+
+def compact(runs: Mapping[str, Any]) -> dict[str, Any]:
+    """What the fit reads of one recorded run (``python -m calibration``'s runs.json, 40 MB of events): its settings
+    and, per group of the fitted scenarios, every step as measured and the first-fetch delays; a few hundred kB,
+    kept in ``calibration/history/`` so that the factors can be fitted again without the broker."""
+    interval = float(runs["settings"]["produce_interval_s"])
+    groups = []
     for run in runs["runs"]:
         if run["scenario"] not in FITTED:
             continue
-        protocol = PROTOCOL_OF[run["product"]]
-        steps[protocol].extend(o for o in observe(run, interval=interval) if o.settled)
-        delays.extend(first_fetch_delays(run))
+        groups.append(
+            {
+                "scenario": run["scenario"],
+                "strategy": run["strategy"],
+                "product": run["product"],
+                "steps": [dataclasses.asdict(o) for o in observe(run, interval=interval)],
+                "fetch_delays": [round(d, 4) for d in first_fetch_delays(run)],
+            }
+        )
+    return {"kafka_version": runs.get("kafka_version"), "settings": dict(runs["settings"]), "groups": groups}
+
+
+def _compacts(source: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Recorded runs (raw or :func:`compact`), one or several, as compacts that share one set of settings."""
+    found = [source] if isinstance(source, Mapping) else list(source)
+    found = [one if "groups" in one else compact(one) for one in found]
+    if not found:
+        msg = "no recorded run to fit"
+        raise ValueError(msg)
+    for one in found[1:]:
+        if one["settings"] != found[0]["settings"]:
+            msg = f"runs with different settings cannot be pooled: {one['settings']} != {found[0]['settings']}"
+            raise ValueError(msg)
+    return found
+
+
+def _steps(
+    source: Mapping[str, Any] | Sequence[Mapping[str, Any]], client: str | None
+) -> tuple[dict[str, list[Observed]], list[float]]:
+    steps: dict[str, list[Observed]] = {"EAGER": [], "COOPERATIVE": [], "CONSUMER": []}
+    delays: list[float] = []
+    for one in _compacts(source):
+        for group in one["groups"]:
+            if group["scenario"] not in FITTED or (client is not None and client_of(group) != client):
+                continue
+            protocol = PROTOCOL_OF[group["product"]]
+            steps[protocol].extend(o for o in map(_observed, group["steps"]) if o.settled)
+            delays.extend(group["fetch_delays"])
+    return steps, delays
+
+
+def _observed(fields: Mapping[str, Any]) -> Observed:
+    return Observed(**{name: fields[name] for name in _OBSERVED if name in fields})
+
+
+_OBSERVED = tuple(f.name for f in dataclasses.fields(Observed))
+
+
+def fit_factors(runs: Mapping[str, Any] | Sequence[Mapping[str, Any]], client: str = REFERENCE) -> dict[str, float]:
+    """The measured factors of :class:`assignors.metrics.PauseModel` from recorded runs (``python -m calibration``;
+    one, or several pooled, raw or :func:`compact`), from ``client``'s groups (a factor they do not measure is 0.0)."""
+    steps, delays = _steps(runs, client)
     fetch = statistics.median(delays) if delays else 0.0
+    settings = _compacts(runs)[0]["settings"]
+    found = {name: value or 0.0 for name, value in _factors(steps, settings, fetch).items()}
+    return {**found, "fetch_seconds": round(fetch, 3)}
 
-    def waits(protocol: str, count: str, other: str | None = None) -> float:
-        found = []
-        for o in steps[protocol]:
-            priced = o.survivors_owned + o.orphaned if count == "eager" else getattr(o, count)
-            if priced and (other is None or getattr(o, other) == 0):
-                found.append((o.pause - o.crashed * session[protocol]) / priced)
-        return max(0.0, statistics.median(found)) if found else 0.0
 
-    eager = waits("EAGER", "eager")
-    coop = (waits("COOPERATIVE", "moved", "orphaned"), waits("COOPERATIVE", "orphaned", "moved"))
-    consumer = (waits("CONSUMER", "moved", "orphaned"), waits("CONSUMER", "orphaned", "moved"))
+def fit_clients(runs: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per client, the factors its own runs measure (a factor they do not measure is left out): ``fetch_seconds``
+    stays the reference client's (the broker's fetch path, not the client's poll loop, sets it)."""
+    pooled = _compacts(runs)
+    fetch = fit_factors(pooled)["fetch_seconds"]
+    found: dict[str, dict[str, float]] = {}
+    for client in sorted({client_of(group) for one in pooled for group in one["groups"]}):
+        steps, _ = _steps(pooled, client)
+        found[client] = {k: v for k, v in _factors(steps, pooled[0]["settings"], fetch).items() if v is not None}
+    return found
 
-    def factor(wait: float, interval_s: float) -> float:
-        return round(max(0.0, wait - fetch) / interval_s, 3) if interval_s else 0.0
 
-    return {
-        "eager_heartbeats": factor(eager, heartbeat),
-        "cooperative_heartbeats": factor(coop[0], heartbeat),
-        "cooperative_orphan_heartbeats": factor(coop[1], heartbeat),
-        "consumer_move_heartbeats": factor(consumer[0], consumer_heartbeat),
-        "consumer_orphan_heartbeats": factor(consumer[1], consumer_heartbeat),
-        "fetch_seconds": round(fetch, 3),
-    }
+HISTORY = Path(__file__).resolve().parent / "history"
+"""Every recorded run's :func:`compact` (``python -m calibration`` adds one): what ``--write`` fits on."""
+LOAD = Path(__file__).resolve().parents[1] / "src" / "assignors" / "_core" / "load.py"
+"""Where ``DEFAULT_PAUSE_MODEL``'s factors and ``CLIENT_PAUSE_FACTORS`` are written (``--write``)."""
+
+
+def write_factors(
+    reference: Mapping[str, float], clients: Mapping[str, Mapping[str, float]], path: Path = LOAD
+) -> None:
+    """Put fitted factors into ``assignors._core.load``: ``PauseModel``'s defaults, and per client other than the
+    reference the factors that differ from the reference's."""
+    text = path.read_text(encoding="utf-8")
+    for name, value in sorted(reference.items()):
+        text, found = re.subn(rf"^(    {name}: float = )[0-9.e-]+$", rf"\g<1>{value}", text, flags=re.MULTILINE)
+        if found != 1:
+            msg = f"{path} has no line `    {name}: float = ...`"
+            raise RuntimeError(msg)
+    head = "CLIENT_PAUSE_FACTORS: Mapping[str, Mapping[str, float]] = {\n"
+    start = text.index(head)
+    end = text.index("\n}\n", start) + 3
+    body = head
+    for client, factors in sorted(clients.items()):
+        own = {k: v for k, v in sorted(factors.items()) if client != REFERENCE and v != reference.get(k)}
+        if own:
+            body += f'    "{client}": {{\n' + "".join(f'        "{k}": {v},\n' for k, v in own.items()) + "    },\n"
+    path.write_text(text[:start] + body + "}\n" + text[end:], encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m calibration.fit [--write] [runs ...]``: every client's factors as JSON, pooled over the recorded
+    runs given (raw runs.json or compact files; default: every file in ``calibration/history/``); ``--write`` puts
+    them into ``assignors._core.load`` (``DEFAULT_PAUSE_MODEL`` and ``CLIENT_PAUSE_FACTORS``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    write = "--write" in args
+    paths = [Path(a) for a in args if a != "--write"] or sorted(HISTORY.glob("*.json"))
+    runs = [json.loads(path.read_text(encoding="utf-8")) for path in paths]
+    reference, clients = fit_factors(runs), fit_clients(runs)
+    print(json.dumps({"runs": [str(p) for p in paths], "reference": reference, "clients": clients}, indent=1))
+    if write:
+        write_factors(reference, clients)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

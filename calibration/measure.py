@@ -51,6 +51,24 @@ class Observed:
     """Partitions held before the step by members still in the group after it."""
     crashed: int = 0
     """Of ``orphaned``, the partitions of members that crashed (no LeaveGroup)."""
+    kept: int = 0
+    """Partitions held before and after the step by the same member (``survivors_owned - moved``)."""
+    pause_kept: float = 0.0
+    """Of ``pause``, the kept partitions' part."""
+    pause_moved: float = 0.0
+    """Of ``pause``, the moved partitions' part."""
+    pause_orphaned: float = 0.0
+    """Of ``pause``, the orphaned partitions' part (the crashed ones' included)."""
+    restarted: int = 0
+    """Of ``kept``, the partitions of static members that stopped and came back in the step (no rebalance)."""
+    pause_restarted: float = 0.0
+    """Of ``pause_kept``, the restarted partitions' part."""
+    downtime: float = 0.0
+    """Partition-seconds of the restarted partitions' downtime: each counts its member's seconds from the step's
+    start to the member's new start (the time it was down, whatever the client)."""
+    spread: float = 0.0
+    """Seconds between the first and the last survivor's first ``revoked`` call: how far apart the members learned of
+    the rebalance (on their heartbeats); an eager member's partitions wait from its revoke until the last one's."""
 
 
 def _holdings(step: Mapping[str, Any]) -> dict[Partition, str]:
@@ -139,7 +157,7 @@ def _hand_overs(  # noqa: C901 - one partition's story
     return pause, unowned
 
 
-def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
+def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:  # noqa: PLR0915 - one step at a time
     """Every measured step of one group run (``GroupRun.to_json()``), in order."""
     steps = run["steps"]
     events = run["events"]
@@ -164,13 +182,31 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
         window = [e for e in events if start <= float(e["t"]) <= end]
         survivors = present - set(step.get("stopped", ()))  # a restarted static member's own close is no rebalance
         revoked = sum(len(e["partitions"]) for e in window if e["e"] == "revoked" and e["m"] in survivors)
+        learned: dict[str, float] = {}
+        for e in window:
+            if e["e"] == "revoked" and e["m"] in survivors:
+                learned.setdefault(e["m"], float(e["t"]))
         pause = unowned = 0.0
         paused = 0
-        for tp in before:
+        restarting = {
+            name
+            for name in set(step.get("stopped", ())) & present
+            if start <= float(run["members"].get(name, {}).get("started_at") or -1.0) <= end
+        }
+        parts = {"kept": 0.0, "moved": 0.0, "orphaned": 0.0, "restarted": 0.0}
+        restarted = 0
+        downtime = 0.0
+        for tp, owner in before.items():
             part, gone = _hand_overs(lines.get(tp, ()), start, end, interval=interval, quiet=quiet)
             paused += part > 0
             pause += part
             unowned += gone
+            kind = "orphaned" if owner not in present else "kept" if after.get(tp) == owner else "moved"
+            parts[kind] += part
+            if kind == "kept" and owner in restarting:
+                parts["restarted"] += part
+                restarted += 1
+                downtime += float(run["members"][owner]["started_at"]) - start
         gens = {e["gen"] for e in window if e["e"] == "assigned" and e.get("gen") is not None}
         per_member: dict[str, int] = {}
         for e in window:
@@ -194,6 +230,14 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:
                 paused,
                 survivors_owned,
                 crashed,
+                survivors_owned - moved,
+                round(parts["kept"], 3),
+                round(parts["moved"], 3),
+                round(parts["orphaned"], 3),
+                restarted,
+                round(parts["restarted"], 3),
+                round(downtime, 3),
+                round(max(learned.values()) - min(learned.values()), 3) if learned else 0.0,
             )
         )
     return found

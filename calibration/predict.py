@@ -23,6 +23,7 @@ from assignors.metrics import (
     movement,
     pause_partition_seconds,
     rebalance_pause,
+    restart_pause,
 )
 from assignors.rebalance import preferred_protocol, rebalance
 
@@ -46,6 +47,10 @@ class Predicted:
     """The calibrated model (:class:`assignors.metrics.PauseModel` at the run's settings)."""
     same_assignment: bool | None
     """Whether the replay's assignment is the group's own after the step (by member), None when not comparable."""
+    rebalances: int = 0
+    """How many rebalances the step was priced as (two for a change that removes and adds members)."""
+    pause_survivors: float = 0.0
+    """Of ``pause_after``, the part of the partitions the survivors held (neither orphaned nor restarted)."""
 
 
 def _label(name: str) -> tuple[str, RebalanceProtocol]:
@@ -55,8 +60,33 @@ def _label(name: str) -> tuple[str, RebalanceProtocol]:
     return protocol.name, protocol
 
 
-def predict(run: Mapping[str, Any], model: PauseModel) -> list[Predicted]:  # noqa: PLR0915 - one replay
-    """Every measured step of ``run`` (``GroupRun.to_json()``) as the product predicts it."""
+def _phases(
+    identities: Mapping[str, str], before: Mapping[str, Any], previous_key: tuple[Any, ...] | None
+) -> list[set[str]]:
+    """The member ids of each rebalance one snapshot change is to the broker: a change that both removes and adds
+    members (a deploy wave) is two, the leaves landing first (a LeaveGroup reaches the coordinator at once, a new
+    member's JoinGroup after its start-up): the survivors' rebalance, then everyone's; any other change is one."""
+    everyone = set(identities)
+    if previous_key is None or not before:
+        return [everyone]
+    departed = any(identity not in set(identities.values()) for identity in before)
+    survivors = {m for m, identity in identities.items() if identity in before}
+    if departed and survivors and survivors != everyone:
+        return [survivors, everyone]
+    return [everyone]
+
+
+def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
+    run: Mapping[str, Any], model: PauseModel, *, sequence: bool = True
+) -> list[Predicted]:
+    """Every measured step of ``run`` (``GroupRun.to_json()``) as the product predicts it.
+
+    With ``sequence`` (the default) a snapshot change that removes and adds members is replayed and priced as the
+    two rebalances the broker runs (:func:`_phases`); without, as one (today's replay of a membership table). The
+    members whose subscription changed started the rebalance themselves (``rebalance_pause``'s ``rejoined``). A
+    static member that stopped and came back within the step (the same ``group.instance.id``, no membership change)
+    is priced by :func:`assignors.metrics.restart_pause` for the seconds it was down.
+    """
     name = str(run["product"])
     label, protocol = _label(name)
     assignor: Any = server_assignor(name) if name in SERVER_STRATEGIES else get_assignor(name)
@@ -67,17 +97,16 @@ def predict(run: Mapping[str, Any], model: PauseModel) -> list[Predicted]:  # no
     out: list[Predicted] = []
     measured = 0
     crashed_by_step = [set(step.get("crashed", ())) for step in run["steps"]]
+    topics_before: dict[str, tuple[str, ...]] = {}
     for index, step in enumerate(run["steps"]):
         members: Mapping[str, Mapping[str, Any]] = step["members"]
         counts = {str(t): int(n) for t, n in step["counts"].items()}
         identities = {}
         subscriptions = {}
-        names_by_identity = {}
         for member_name, member in sorted(members.items()):
             member_id = str(member["member_id"] or member_name)
             identity = str(member["instance"] or member_id)
             identities[member_id] = identity
-            names_by_identity[identity] = member_name
             subscriptions[member_id] = Subscription(member["topics"], group_instance_id=member["instance"] or None)
         key = (
             tuple(sorted((identity, tuple(subscriptions[m].topics)) for m, identity in identities.items())),
@@ -86,47 +115,91 @@ def predict(run: Mapping[str, Any], model: PauseModel) -> list[Predicted]:  # no
         cluster = Cluster(counts)
         rebalanced = key != previous_key
         before = previous or {}
+        # per rebalance: moved, survivors_owned, orphaned, revoked, rejoined
+        priced: list[tuple[int, int, int, int, int]] = []
+        rounds = 0
+        topics_now = {identity: tuple(subscriptions[m].topics) for m, identity in identities.items()}
         if rebalanced:
-            if isinstance(assignor, ServerAssignor):
-                owned = {m: before.get(identity, ()) for m, identity in identities.items()}
-                target = rebalance_target(assignor, cluster, subscriptions, owned, generation=generation)
-                result_assignment, generation, rounds = target.assignment, target.generation, target.heartbeats
-            else:
-                held = {m: received.get(identity, ()) for m, identity in identities.items()}
-                result = rebalance(assignor, cluster, subscriptions, held, generation=generation, protocol=protocol)
-                result_assignment, generation, rounds = result.assignment, result.generation, len(result.rounds)
-                received = {identity: result_assignment[m] for m, identity in identities.items()}
-            after = {identity: tuple(result_assignment[m].partitions) for m, identity in identities.items()}
+            held_before = dict(before)
+            # the members whose subscription changed rejoin on their own: their partitions wait for the others
+            rejoined = sum(
+                len(before.get(identity, ()))
+                for identity, topics in topics_now.items()
+                if identity in topics_before and topics_before[identity] != topics
+            )
+            for phase in _phases(identities, before, previous_key) if sequence else [set(identities)]:
+                subs = {m: subscriptions[m] for m in sorted(phase)}
+                if isinstance(assignor, ServerAssignor):
+                    owned = {m: held_before.get(identities[m], ()) for m in subs}
+                    target = rebalance_target(assignor, cluster, subs, owned, generation=generation)
+                    result_assignment, generation = target.assignment, target.generation
+                    rounds += target.heartbeats
+                else:
+                    held = {m: received.get(identities[m], ()) for m in subs}
+                    result = rebalance(assignor, cluster, subs, held, generation=generation, protocol=protocol)
+                    result_assignment, generation = result.assignment, result.generation
+                    rounds += len(result.rounds)
+                    received = {identities[m]: result_assignment[m] for m in subs}
+                phase_after = {identities[m]: tuple(result_assignment[m].partitions) for m in subs}
+                step_moves = movement(held_before, phase_after, members_after=phase_after.keys())
+                priced.append(
+                    (
+                        step_moves.moved,
+                        step_moves.revoked(RebalanceProtocol.EAGER),
+                        step_moves.orphaned,
+                        step_moves.revoked(protocol),
+                        rejoined if not priced else 0,
+                    )
+                )
+                held_before = phase_after
+            after = held_before
         else:
-            after, rounds = dict(before), 0
+            after = dict(before)
         previous_key = key
         previous = after
+        topics_before = topics_now
         if not step["measured"]:
             continue
         measured += 1
         first = not before
         moves = movement(before, after, members_after=after.keys())
         survivors_owned = moves.revoked(RebalanceProtocol.EAGER)
-        revoked = moves.revoked(protocol)
         crashed = crashed_by_step[index]
         gone = [identity for identity in before if identity not in after]
         # which departed identities crashed: the run knows its members' names; map them through the last snapshot
         last_names = _names(run["steps"][index - 1]) if index else {}
         crashed_orphans = sum(len(before[i]) for i in gone if last_names.get(i) in crashed)
+        restarted, downtime = _restarts(run, index, before)
+        restart = restart_pause(model, restarted=restarted, downtime_seconds=downtime / restarted) if restarted else 0.0
+        pause_survivors = 0.0
         if first or not rebalanced:
-            pause_before = pause_after = 0.0
+            pause_before = 0.0
+            pause_after = restart if not first else 0.0
             moved = orphaned = revoked_count = 0
         else:
-            moved, orphaned, revoked_count = moves.moved, moves.orphaned, revoked
+            moved, orphaned = moves.moved, moves.orphaned
+            revoked_count = sum(phase[3] for phase in priced)
             pause_before = pause_partition_seconds(label, moved=moved, survivors_owned=survivors_owned)
-            pause_after = rebalance_pause(
-                label,
-                model,
-                moved=moved,
-                survivors_owned=survivors_owned,
-                orphaned=orphaned - crashed_orphans,
-                crashed=crashed_orphans,
-            )
+            pause_after = restart
+            for phase_moved, phase_survivors, _, _, phase_rejoined in priced:
+                pause_survivors += rebalance_pause(
+                    label,
+                    model,
+                    moved=phase_moved,
+                    survivors_owned=phase_survivors,
+                    rejoined=min(phase_rejoined, phase_survivors),
+                )
+            for number, (phase_moved, phase_survivors, phase_orphaned, _, phase_rejoined) in enumerate(priced):
+                lost = crashed_orphans if number == 0 else 0
+                pause_after += rebalance_pause(
+                    label,
+                    model,
+                    moved=phase_moved,
+                    survivors_owned=phase_survivors,
+                    orphaned=phase_orphaned - lost,
+                    crashed=lost,
+                    rejoined=min(phase_rejoined, phase_survivors),
+                )
         identity_of = {n: str(m["instance"] or m["member_id"] or n) for n, m in members.items()}
         observed_after = {
             identity_of[n]: tuple(sorted(TopicPartition(str(t), int(p)) for t, p in listed))
@@ -148,9 +221,29 @@ def predict(run: Mapping[str, Any], model: PauseModel) -> list[Predicted]:  # no
                 round(pause_before, 3),
                 round(pause_after, 3),
                 same,
+                len(priced) if rebalanced and not first else 0,
+                round(pause_survivors, 3),
             )
         )
     return out
+
+
+def _restarts(run: Mapping[str, Any], index: int, before: Mapping[str, Sequence[Any]]) -> tuple[int, float]:
+    """(partitions, partition-seconds of downtime) of the static members that stopped and came back in step
+    ``index``: each was down from the step's start to its new start (the runner's record of its members)."""
+    step = run["steps"][index]
+    start, end = float(step["t0"]), float(step["end"])
+    partitions = 0
+    downtime = 0.0
+    for name in sorted(set(step.get("stopped", ())) & set(step["members"])):
+        member = step["members"][name]
+        began = run.get("members", {}).get(name, {}).get("started_at")
+        if not member.get("instance") or began is None or not start <= float(began) <= end:
+            continue
+        held = len(before.get(str(member["instance"]), ()))
+        partitions += held
+        downtime += held * (float(began) - start)
+    return partitions, downtime
 
 
 def _names(step: Mapping[str, Any]) -> dict[str, str]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assignors.metrics import CALIBRATION_SETTINGS
+
 __all__ = ["SCENARIOS", "SETTINGS", "STRATEGIES", "Action", "Scenario", "Settings", "Strategy"]
 
 
@@ -56,20 +58,26 @@ STRATEGIES: tuple[Strategy, ...] = (
 )
 
 
+def _ms(field: str) -> int:
+    """One interval of the calibration, in ms: ``assignors.metrics.CALIBRATION_SETTINGS`` holds them (the measured
+    factors of ``PauseModel`` are in units of these)."""
+    return round(CALIBRATION_SETTINGS[field] * 1000)
+
+
 @dataclass(frozen=True)
 class Settings:
     """The timing settings of a calibration run: every group and the broker run with these."""
 
-    session_ms: int = 10_000
-    """Classic ``session.timeout.ms`` (Kafka's default 45,000)."""
-    heartbeat_ms: int = 1_000
-    """Classic ``heartbeat.interval.ms`` (default 3,000)."""
+    session_ms: int = _ms("session_seconds")
+    """Classic ``session.timeout.ms`` (Kafka's default: ``KAFKA_DEFAULT_SETTINGS``)."""
+    heartbeat_ms: int = _ms("heartbeat_seconds")
+    """Classic ``heartbeat.interval.ms``."""
     metadata_ms: int = 5_000
     """The clients' ``metadata.max.age.ms`` (default 300,000): when a classic leader sees added partitions."""
-    broker_heartbeat_ms: int = 2_000
-    """The broker's ``group.consumer.heartbeat.interval.ms`` (KIP-848; default 5,000)."""
-    broker_session_ms: int = 10_000
-    """The broker's ``group.consumer.session.timeout.ms`` (KIP-848; default 45,000)."""
+    broker_heartbeat_ms: int = _ms("consumer_heartbeat_seconds")
+    """The broker's ``group.consumer.heartbeat.interval.ms`` (KIP-848)."""
+    broker_session_ms: int = _ms("consumer_session_seconds")
+    """The broker's ``group.consumer.session.timeout.ms`` (KIP-848)."""
     initial_delay_ms: int = 3_000
     """The broker's ``group.initial.rebalance.delay.ms`` (default 3,000): only an empty group's first join waits it."""
     produce_interval_s: float = 0.1
@@ -148,7 +156,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         _base(MEMBERS, static=True),
         tuple(((("stop", f"m{i}"), ("sleep", "2"), ("start", f"m{i}", "a,b", f"s{i}"))) for i in range(3)),
         notes="a static member that comes back within the session timeout keeps its identity: no membership "
-        "change, so the membership table shows nothing; its partitions wait while it is down",
+        "change and no rebalance; its partitions wait while it is down, priced by `restart_pause` for the seconds "
+        "from its stop to its new start (the run's; a deployment knows its own) plus the client's measured rejoin",
     ),
     Scenario("grow", "topic a grows from 16 to 24 partitions", _base(MEMBERS), ((("grow", "a", "24"),),)),
     Scenario(
@@ -156,18 +165,18 @@ SCENARIOS: tuple[Scenario, ...] = (
         "3 of 6 members subscribed to a add topic b",
         _base(MEMBERS, topics="a"),
         (tuple(("subscribe", f"m{i}", "a,b") for i in range(3)),),
-        notes="each member's new subscription reaches the coordinator on its own (one rebalance per member on the "
-        "classic protocol, where an eager group revokes everything each time), and a partition's new holder "
-        "starts fetching about 2 s after the assignment while it looks up the new topic; one snapshot change "
-        "prices one rebalance",
+        notes="the members whose subscription changed rejoin at once, the others when their next heartbeat tells "
+        "them (one rebalance: the changes land together); under EAGER the changed members' partitions wait, like a "
+        "leaver's, for the others (`rebalance_pause(..., rejoined=...)`), the others' only for the rejoin",
     ),
     Scenario(
         "wave",
         "deploy wave: 3 of 6 members replaced at once",
         _base(MEMBERS),
         ((*(("stop", f"m{i}") for i in range(3, 6)), *(("start", f"n{i}", "a,b", "") for i in range(3, 6))),),
-        notes="the membership table has one snapshot for the wave; the broker sees the leaves and the joins land "
-        "apart (several rebalances: the orphans go to the survivors first, then move to the new members), which "
-        "the replay of one snapshot change cannot price",
+        notes="the membership table has one snapshot for the wave; the broker sees the leaves first (a LeaveGroup "
+        "is sent at close) and the joins after the new members' start-up: the replay prices it as those two "
+        "rebalances (the orphans go to the survivors, then move to the new members); a new member that starts "
+        "slower than the others makes a third",
     ),
 )

@@ -8,10 +8,13 @@ An assignment argument is a mapping of member id to either an
 """
 
 from assignors._core.metrics import (
+    CALIBRATION_SETTINGS,
+    CLIENT_PAUSE_FACTORS,
     DEFAULT_HEARTBEAT_SECONDS,
     DEFAULT_PAUSE_MODEL,
     DEFAULT_REBALANCE_SECONDS,
     KAFKA_DEFAULT,
+    KAFKA_DEFAULT_SETTINGS,
     MEASURED,
     AssignmentLike,
     Balance,
@@ -28,15 +31,19 @@ from assignors._core.metrics import (
     owners,
     pause_partition_seconds,
     rebalance_pause,
+    restart_pause,
     topic_spreads,
     weighted_load,
 )
 
 __all__ = [
+    "CALIBRATION_SETTINGS",
+    "CLIENT_PAUSE_FACTORS",
     "DEFAULT_HEARTBEAT_SECONDS",
     "DEFAULT_PAUSE_MODEL",
     "DEFAULT_REBALANCE_SECONDS",
     "KAFKA_DEFAULT",
+    "KAFKA_DEFAULT_SETTINGS",
     "MEASURED",
     "AssignmentLike",
     "Balance",
@@ -53,6 +60,7 @@ __all__ = [
     "owners",
     "pause_partition_seconds",
     "rebalance_pause",
+    "restart_pause",
     "topic_spreads",
     "weighted_load",
 ]

@@ -8,17 +8,22 @@ from typing import Any
 import pytest
 from calibration.measure import STALL_S, observe
 from calibration.measure import _hand_overs as hand_overs
+from calibration.scenarios import SETTINGS
 from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors.metrics import (
+    CALIBRATION_SETTINGS,
+    CLIENT_PAUSE_FACTORS,
     DEFAULT_PAUSE_MODEL,
     KAFKA_DEFAULT,
+    KAFKA_DEFAULT_SETTINGS,
     MEASURED,
     InvalidWeightError,
     PauseModel,
     pause_partition_seconds,
     rebalance_pause,
+    restart_pause,
 )
 
 UNIT = PauseModel(
@@ -32,19 +37,55 @@ UNIT = PauseModel(
     consumer_move_heartbeats=1.5,
     consumer_orphan_heartbeats=0.5,
     fetch_seconds=0.0,
+    eager_orphan_heartbeats=3.0,
+    cooperative_kept_heartbeats=0.0,
+    static_rejoin_seconds=0.5,
+)
+FIELDS = (
+    "heartbeat_seconds",
+    "session_seconds",
+    "consumer_heartbeat_seconds",
+    "consumer_session_seconds",
+    "eager_heartbeats",
+    "cooperative_heartbeats",
+    "cooperative_orphan_heartbeats",
+    "consumer_move_heartbeats",
+    "consumer_orphan_heartbeats",
+    "fetch_seconds",
+    "eager_orphan_heartbeats",
+    "cooperative_kept_heartbeats",
+    "static_rejoin_seconds",
 )
 
 
 def test_rebalance_pause_by_hand() -> None:
-    # EAGER: every survivor's partition and every orphan wait one rejoin (1 heartbeat); a crash's wait the session
-    assert rebalance_pause("EAGER", UNIT, moved=2, survivors_owned=10, orphaned=3) == 13.0
-    assert rebalance_pause("EAGER", UNIT, moved=2, survivors_owned=10, crashed=3) == 10.0 + 3 * 11.0
-    # COOPERATIVE: moved wait two heartbeats, orphans one
+    # EAGER: every survivor's partition waits one rejoin (1 heartbeat), an orphan 3; a crash's the session first
+    assert rebalance_pause("EAGER", UNIT, moved=2, survivors_owned=10, orphaned=3) == 10.0 + 9.0
+    assert rebalance_pause("EAGER", UNIT, moved=2, survivors_owned=10, crashed=3) == 10.0 + 3 * 13.0
+    # COOPERATIVE: moved wait two heartbeats, orphans one; the Java consumer's kept partitions nothing
     assert rebalance_pause("COOPERATIVE", UNIT, moved=2, survivors_owned=10, orphaned=3) == 4.0 + 3.0
     assert rebalance_pause("COOPERATIVE", UNIT, moved=0, survivors_owned=10, crashed=1) == 11.0
     # CONSUMER: moved wait 1.5 broker heartbeats, orphans half of one, crashed the broker's session first
     assert rebalance_pause("CONSUMER", UNIT, moved=2, survivors_owned=10, orphaned=4) == 6.0 + 4.0
     assert rebalance_pause("consumer", UNIT, moved=0, survivors_owned=10, crashed=1) == 21.0
+
+
+def test_a_client_that_stops_its_kept_partitions() -> None:
+    """kafka-python's kept partitions wait while a cooperative rebalance that moves anything runs its second round."""
+    stalls = UNIT.with_settings("test", cooperative_kept_heartbeats=0.5)
+    # 8 kept of 10 (2 moved): 8 x 0.5 heartbeats on top of the moved partitions' 2 x 2
+    assert rebalance_pause("COOPERATIVE", stalls, moved=2, survivors_owned=10) == 4.0 + 4.0
+    # nothing moved: one round, nobody revokes, nothing stops
+    assert rebalance_pause("COOPERATIVE", stalls, moved=0, survivors_owned=10, orphaned=2) == 2.0
+    # the other protocols do not know it
+    assert rebalance_pause("EAGER", stalls, moved=2, survivors_owned=10) == 10.0
+    assert rebalance_pause("CONSUMER", stalls, moved=2, survivors_owned=10) == 6.0
+
+
+def test_restart_pause_by_hand() -> None:
+    assert restart_pause(UNIT, restarted=4, downtime_seconds=2.0) == 4 * 2.5
+    assert restart_pause(UNIT, restarted=0, downtime_seconds=2.0) == 0.0
+    assert restart_pause(restarted=2, downtime_seconds=0.0) == 2 * DEFAULT_PAUSE_MODEL.static_rejoin_seconds
 
 
 def test_fetch_seconds_is_per_partition_that_changes_hands() -> None:
@@ -54,27 +95,46 @@ def test_fetch_seconds_is_per_partition_that_changes_hands() -> None:
 
 def test_sources_name_every_parameter() -> None:
     parameters = DEFAULT_PAUSE_MODEL.parameters()
-    assert set(parameters) == {
-        "heartbeat_seconds",
-        "session_seconds",
-        "consumer_heartbeat_seconds",
-        "consumer_session_seconds",
-        "eager_heartbeats",
-        "cooperative_heartbeats",
-        "cooperative_orphan_heartbeats",
-        "consumer_move_heartbeats",
-        "consumer_orphan_heartbeats",
-        "fetch_seconds",
-    }
+    assert tuple(parameters) == FIELDS
     assert parameters["heartbeat_seconds"] == (3.0, KAFKA_DEFAULT + " heartbeat.interval.ms=3000")
     assert parameters["consumer_heartbeat_seconds"] == (
         5.0,
         KAFKA_DEFAULT + " group.consumer.heartbeat.interval.ms=5000",
     )
-    assert parameters["eager_heartbeats"][1] == MEASURED
+    for name, (setting, seconds) in KAFKA_DEFAULT_SETTINGS.items():
+        assert parameters[name] == (seconds, f"{KAFKA_DEFAULT} {setting}={round(seconds * 1000)}")
+    assert all(parameters[name][1] == MEASURED for name in FIELDS if name not in KAFKA_DEFAULT_SETTINGS)
     given_model = DEFAULT_PAUSE_MODEL.with_settings("--heartbeat-seconds", consumer_heartbeat_seconds=2.0)
     assert given_model.parameters()["consumer_heartbeat_seconds"] == (2.0, "--heartbeat-seconds")
     assert given_model.parameters()["heartbeat_seconds"] == parameters["heartbeat_seconds"]
+
+
+def test_the_calibration_runs_at_the_settings_the_model_names() -> None:
+    """One place for the intervals: the scenarios' settings are CALIBRATION_SETTINGS in ms."""
+    assert SETTINGS.heartbeat_ms == CALIBRATION_SETTINGS["heartbeat_seconds"] * 1000
+    assert SETTINGS.session_ms == CALIBRATION_SETTINGS["session_seconds"] * 1000
+    assert SETTINGS.broker_heartbeat_ms == CALIBRATION_SETTINGS["consumer_heartbeat_seconds"] * 1000
+    assert SETTINGS.broker_session_ms == CALIBRATION_SETTINGS["consumer_session_seconds"] * 1000
+    assert set(CALIBRATION_SETTINGS) == set(KAFKA_DEFAULT_SETTINGS)
+
+
+def test_each_client_has_its_own_factors() -> None:
+    assert DEFAULT_PAUSE_MODEL.for_client("java") is DEFAULT_PAUSE_MODEL
+    assert DEFAULT_PAUSE_MODEL.for_client("librdkafka") is DEFAULT_PAUSE_MODEL  # not measured: Java's
+    for client, factors in CLIENT_PAUSE_FACTORS.items():
+        own = DEFAULT_PAUSE_MODEL.for_client(client)
+        assert factors
+        for name in FIELDS:
+            value, source = own.parameters()[name]
+            if name in factors:
+                assert (value, source) == (factors[name], f"{MEASURED} ({client})")
+            else:
+                assert (value, source) == DEFAULT_PAUSE_MODEL.parameters()[name]
+    # the Java consumer keeps fetching what it keeps; kafka-python does not
+    assert (
+        DEFAULT_PAUSE_MODEL.cooperative_kept_heartbeats
+        < CLIENT_PAUSE_FACTORS["kafka-python"]["cooperative_kept_heartbeats"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -82,11 +142,15 @@ def test_sources_name_every_parameter() -> None:
     [
         (lambda: PauseModel(heartbeat_seconds=-1.0), "heartbeat_seconds"),
         (lambda: PauseModel(fetch_seconds=math.nan), "fetch_seconds"),
+        (lambda: PauseModel(static_rejoin_seconds=-0.1), "static_rejoin_seconds"),
         (lambda: DEFAULT_PAUSE_MODEL.with_settings("x", heartbeat=1.0), "no field 'heartbeat'"),
         (lambda: DEFAULT_PAUSE_MODEL.with_settings("x", session_seconds=math.inf), "session_seconds"),
+        (lambda: DEFAULT_PAUSE_MODEL.with_settings("x", eager_orphan_heartbeats=-1), "eager_orphan_heartbeats"),
         (lambda: rebalance_pause("EAGER", moved=-1, survivors_owned=0), "moved"),
         (lambda: rebalance_pause("EAGER", moved=0, survivors_owned=0, crashed=-2), "crashed"),
         (lambda: rebalance_pause("STATIC", moved=0, survivors_owned=0), "STATIC"),
+        (lambda: restart_pause(restarted=-1, downtime_seconds=1.0), "restarted"),
+        (lambda: restart_pause(restarted=1, downtime_seconds=math.nan), "downtime_seconds"),
     ],
 )
 def test_bad_input_names_the_field(call: Any, needle: str) -> None:
@@ -96,10 +160,23 @@ def test_bad_input_names_the_field(call: Any, needle: str) -> None:
 
 counts = st.integers(min_value=0, max_value=500)
 seconds = st.floats(min_value=0.0, max_value=100.0, allow_nan=False)
+protocols = st.sampled_from(["EAGER", "COOPERATIVE", "CONSUMER"])
+clients = st.sampled_from(["java", *sorted(CLIENT_PAUSE_FACTORS)])
+
+
+def _model(client: str, heartbeat: float, session: float) -> PauseModel:
+    return DEFAULT_PAUSE_MODEL.for_client(client).with_settings(
+        "test",
+        heartbeat_seconds=heartbeat,
+        consumer_heartbeat_seconds=heartbeat,
+        session_seconds=session,
+        consumer_session_seconds=session,
+    )
 
 
 @given(
-    protocol=st.sampled_from(["EAGER", "COOPERATIVE", "CONSUMER"]),
+    protocol=protocols,
+    client=clients,
     moved=counts,
     extra=counts,
     orphaned=counts,
@@ -108,16 +185,11 @@ seconds = st.floats(min_value=0.0, max_value=100.0, allow_nan=False)
     session=seconds,
 )
 def test_rebalance_pause_properties(
-    protocol: str, moved: int, extra: int, orphaned: int, crashed: int, heartbeat: float, session: float
+    protocol: str, client: str, moved: int, extra: int, orphaned: int, crashed: int, heartbeat: float, session: float
 ) -> None:
-    """Non-negative; linear in each count; a crash never costs less than a leave; nothing changed, no pause."""
-    model = DEFAULT_PAUSE_MODEL.with_settings(
-        "test",
-        heartbeat_seconds=heartbeat,
-        consumer_heartbeat_seconds=heartbeat,
-        session_seconds=session,
-        consumer_session_seconds=session,
-    )
+    """Non-negative; the survivors', the orphans' and the crashed partitions' parts add up; a crash never costs less
+    than a leave; nothing changed, no pause (but under EAGER, where every survivor rejoins)."""
+    model = _model(client, heartbeat, session)
     survivors = moved + extra
     total = rebalance_pause(protocol, model, moved=moved, survivors_owned=survivors, orphaned=orphaned, crashed=crashed)
     assert total >= 0.0
@@ -132,6 +204,42 @@ def test_rebalance_pause_properties(
     assert crash >= leave
     if protocol != "EAGER":
         assert rebalance_pause(protocol, model, moved=0, survivors_owned=survivors) == 0.0
+
+
+@given(protocol=protocols, client=clients, moved=counts, extra=counts, orphaned=counts, more=st.integers(1, 50))
+def test_rebalance_pause_grows_with_every_count(
+    protocol: str, client: str, moved: int, extra: int, orphaned: int, more: int
+) -> None:
+    """More of any kind of partition never costs less (the kept partitions' stall is priced per kept partition)."""
+    model = DEFAULT_PAUSE_MODEL.for_client(client)
+    base = rebalance_pause(protocol, model, moved=moved, survivors_owned=moved + extra, orphaned=orphaned)
+    for grown in (
+        {"moved": moved + more, "survivors_owned": moved + more + extra, "orphaned": orphaned},
+        {"moved": moved, "survivors_owned": moved + extra + more, "orphaned": orphaned},
+        {"moved": moved, "survivors_owned": moved + extra, "orphaned": orphaned + more},
+        {"moved": moved, "survivors_owned": moved + extra, "orphaned": orphaned, "crashed": more},
+    ):
+        assert rebalance_pause(protocol, model, **grown) >= base
+
+
+@given(protocol=protocols, moved=counts, extra=counts, orphaned=counts, crashed=counts)
+def test_the_java_model_is_linear(protocol: str, moved: int, extra: int, orphaned: int, crashed: int) -> None:
+    """With Kafka's Java consumer (kept partitions free under COOPERATIVE) twice every count costs twice."""
+    model = DEFAULT_PAUSE_MODEL.with_settings("test", cooperative_kept_heartbeats=0.0)
+    counts_ = {"moved": moved, "survivors_owned": moved + extra, "orphaned": orphaned, "crashed": crashed}
+    once = rebalance_pause(protocol, model, **counts_)
+    twice = rebalance_pause(protocol, model, **{k: 2 * v for k, v in counts_.items()})
+    assert math.isclose(twice, 2 * once, rel_tol=1e-9, abs_tol=1e-9)
+
+
+@given(client=clients, restarted=counts, downtime=seconds, later=seconds)
+def test_restart_pause_properties(client: str, restarted: int, downtime: float, later: float) -> None:
+    """Each restarted partition waits the downtime plus the client's rejoin; longer down never costs less."""
+    model = DEFAULT_PAUSE_MODEL.for_client(client)
+    pause = restart_pause(model, restarted=restarted, downtime_seconds=downtime)
+    assert math.isclose(pause, restarted * (downtime + model.static_rejoin_seconds), rel_tol=1e-9, abs_tol=1e-9)
+    assert pause >= restarted * downtime
+    assert restart_pause(model, restarted=restarted, downtime_seconds=downtime + later) >= pause
 
 
 def test_the_old_constants_still_work() -> None:

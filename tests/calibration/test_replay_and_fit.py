@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from calibration.fit import fit_factors
+from calibration.fit import _factors, compact, fit_clients, fit_factors, write_factors
+from calibration.measure import Observed
 from calibration.predict import predict
-from calibration.report import model_for
+from calibration.report import _spread, _why, model_for, previous_totals
 from calibration.scenarios import SCENARIOS, SETTINGS, STRATEGIES
 
-from assignors.metrics import rebalance_pause
+from assignors.metrics import rebalance_pause, restart_pause
 from assignors.testing._groups import TimedMemberSpec
 
 SETTINGS_JSON = {
@@ -67,6 +69,144 @@ def test_a_step_that_changes_nothing_does_not_rebalance() -> None:
     assert (found.moved, found.revoked, found.pause_before, found.pause_after) == (0, 0, 0.0, 0.0)
 
 
+def test_a_deploy_wave_is_two_rebalances() -> None:
+    """range over a, b, c (0-1, 2-3, 4-5); c leaves and d joins in one snapshot change: the broker sees the leave
+    first (a takes 0-2, b 3-5), then the join (a 0-1, b 2-3, d 4-5)."""
+    steps = [
+        _step({"a": [0, 1], "b": [2, 3], "c": [4, 5]}, measured=False),
+        _step({"a": [0, 1], "b": [2, 3], "d": [4, 5]}, measured=True),
+    ]
+    run = {"product": "range", "steps": steps}
+    model = model_for(SETTINGS_JSON)
+    (wave,) = predict(run, model)
+    assert wave.rebalances == 2
+    # the step as a whole: c's 2 partitions orphaned, nothing moved between survivors; revoked: every survivor's
+    # partitions, twice (EAGER revokes everything in each rebalance)
+    assert (wave.moved, wave.orphaned, wave.revoked, wave.survivors_owned) == (0, 2, 4 + 6, 4)
+    leave = rebalance_pause("EAGER", model, moved=1, survivors_owned=4, orphaned=2)
+    join = rebalance_pause("EAGER", model, moved=2, survivors_owned=6)
+    assert wave.pause_after == pytest.approx(leave + join)
+    (single,) = predict(run, model, sequence=False)
+    assert single.rebalances == 1
+    assert single.pause_after == pytest.approx(rebalance_pause("EAGER", model, moved=0, survivors_owned=4, orphaned=2))
+    assert single.same_assignment is wave.same_assignment is True
+
+
+def test_a_static_restart_is_priced_for_its_downtime() -> None:
+    """a (group.instance.id s-a) stops at 10.0 and is back at 12.5: no rebalance; its 3 partitions wait 2.5 s and
+    the rejoin."""
+    steps = [
+        _step({"a": [0, 1, 2], "b": [3, 4, 5]}, measured=False),
+        _step({"a": [0, 1, 2], "b": [3, 4, 5]}, measured=True),
+    ]
+    for step in steps:
+        step["members"]["a"]["instance"] = "s-a"
+    steps[1] |= {"t0": 10.0, "end": 20.0, "stopped": ["a"]}
+    run: dict[str, Any] = {"product": "cooperative-sticky", "steps": steps, "members": {"a": {"started_at": 12.5}}}
+    model = model_for(SETTINGS_JSON)
+    (found,) = predict(run, model)
+    assert not found.rebalanced
+    assert (found.moved, found.revoked, found.rebalances) == (0, 0, 0)
+    assert found.pause_after == pytest.approx(restart_pause(model, restarted=3, downtime_seconds=2.5))
+    # a start before the step (the set-up's) is no restart
+    run["members"]["a"]["started_at"] = 1.0
+    assert predict(run, model)[0].pause_after == 0.0
+
+
+def _obs(**values: Any) -> Observed:
+    fields = {"index": 1, "pause": 0.0, "unowned": 0.0, "moved": 0, "orphaned": 0, "revoked": 0, "rounds": 1}
+    return Observed(**{**fields, "settled": True, "seconds": 1.0, "paused_partitions": 0, **values})
+
+
+def test_the_factors_are_ratios_of_sums_by_hand() -> None:
+    """Per kind of partition, its partition-seconds over its partitions, less the session timeouts and downtimes."""
+    eager = [
+        _obs(revoked=10, kept=8, moved=2, pause_kept=8 * 0.3, pause_moved=2 * 0.3, orphaned=2, pause_orphaned=2 * 1.1),
+        _obs(revoked=10, kept=10, pause_kept=10 * 0.9),  # a slower one: the mean, not the median, of the two
+        _obs(
+            kept=10, restarted=4, pause_restarted=4 * 2.6, pause_kept=4 * 2.6, downtime=4 * 2.0
+        ),  # static: no rebalance
+    ]
+    coop = [
+        _obs(moved=2, kept=8, pause_moved=2 * 1.1, pause_kept=8 * 0.2),
+        _obs(kept=10, orphaned=2, crashed=2, pause_orphaned=2 * (10.0 + 0.6)),  # crashed: the session first
+    ]
+    consumer = [_obs(moved=4, kept=6, pause_moved=4 * 1.5)]
+    found = _factors({"EAGER": eager, "COOPERATIVE": coop, "CONSUMER": consumer}, SETTINGS_JSON, 0.1)
+    assert found == {
+        "eager_heartbeats": pytest.approx(((8 + 2) * 0.3 + 10 * 0.9) / 20 - 0.1),
+        "eager_orphan_heartbeats": pytest.approx(1.0),
+        "cooperative_heartbeats": pytest.approx(1.0),
+        "cooperative_orphan_heartbeats": pytest.approx(0.5),
+        "cooperative_kept_heartbeats": pytest.approx(0.2),
+        "consumer_move_heartbeats": pytest.approx((1.5 - 0.1) / 2),
+        "consumer_orphan_heartbeats": None,  # no step orphaned anything under KIP-848
+        "static_rejoin_seconds": pytest.approx(0.6),
+    }
+
+
+def test_the_fit_writes_the_model(tmp_path: Path) -> None:
+    """``python -m calibration.fit --write``: the defaults and the clients' factors that differ, nothing else."""
+    source = Path(__file__).resolve().parents[2] / "src" / "assignors" / "_core" / "load.py"
+    copy = tmp_path / "load.py"
+    copy.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    reference = {"eager_heartbeats": 0.25, "fetch_seconds": 0.125}
+    clients = {
+        "java": {"eager_heartbeats": 0.25},
+        "kafka-python": {"eager_heartbeats": 0.25, "static_rejoin_seconds": 3.5},
+    }
+    write_factors(reference, clients, copy)
+    text = copy.read_text(encoding="utf-8")
+    assert "    eager_heartbeats: float = 0.25\n" in text
+    assert "    fetch_seconds: float = 0.125\n" in text
+    assert 'CLIENT_PAUSE_FACTORS: Mapping[str, Mapping[str, float]] = {\n    "kafka-python": {\n' in text
+    assert '        "static_rejoin_seconds": 3.5,\n    },\n}\n' in text
+    assert text.count('eager_heartbeats": 0.25') == 0  # equal to the reference's: not repeated per client
+    untouched = [
+        line for line in source.read_text(encoding="utf-8").splitlines() if "cooperative_heartbeats: float" in line
+    ]
+    assert untouched[0] in text
+
+
+def test_the_previous_run_gives_each_row_its_spread(tmp_path: Path) -> None:
+    earlier = tmp_path / "results.json"
+    rows = [
+        {"scenario": "leave", "strategy": "java range", "observed": {"pause": 4.0}},
+        {"scenario": "join", "strategy": "java range", "observed": {"pause": 1.0}},
+        {"scenario": "join", "strategy": "java range", "observed": {"pause": 2.0}},
+    ]
+    earlier.write_text(json.dumps({"kafka_version": "4.4.0", "seconds": 1.0, "rows": rows}), encoding="utf-8")
+    totals = previous_totals(earlier)["totals"]
+    assert totals == {"leave|java range": 4.0, "join|java range": 3.0}
+    assert previous_totals(tmp_path / "absent.json") == {}
+    assert _spread(8.0, 4.0) == 0.5
+    assert _spread(3.0, None) is None
+    assert _why({"after": 10.0, "pause": 9.0}, 0.6, "leave") == ""  # within 25%: no reason needed
+    assert _why({"after": 4.0, "pause": 8.0}, 0.5, "leave") == "the measurement varies 50% between runs"
+    assert _why({"after": 4.0, "pause": 8.0, "moved": 2, "moved_p": 3}, 0.1, "join") == (
+        "the replay moves 3 partitions, the group moved 2"
+    )
+    # the survivors' part accounts for the gap: 7 observed, 3 priced of a gap of 4
+    survivors = {"after": 4.0, "pause": 8.0, "survivors": 7.0, "survivors_p": 3.0, "learned": 0.8}
+    assert _why(survivors, 0.1, "leave") == (
+        "the survivors' partitions waited 7.0 partition-seconds, the model's mean 3.0 (members learned of a "
+        "rebalance up to 0.8 s apart)"
+    )
+    orphans = {"after": 4.0, "pause": 8.0, "survivors": 1.0, "survivors_p": 1.0}
+    assert _why(orphans, None, "wave") == "the broker's rebalances interleave with the new members' start-up"
+    assert _why(orphans, None, "leave") == (
+        "the orphaned and restarted partitions waited 7.0 partition-seconds, the model's mean 3.0"
+    )
+
+
+def test_fit_clients_leaves_out_what_a_client_does_not_measure() -> None:
+    after = {"a": [0, 1, 2], "b": [3, 4, 5]}
+    runs = {"settings": SETTINGS_JSON, "runs": [_observed_run("uniform", "leave", 3.0, after)]}
+    found = fit_clients(runs)
+    assert set(found) == {"java"}
+    assert set(found["java"]) == {"consumer_orphan_heartbeats"}
+
+
 def _observed_run(product: str, scenario: str, pause: float, holdings_after: dict[str, list[int]]) -> dict[str, Any]:
     """A run whose one measured step released c's partitions 4-5 at 0.0 and x fetched them at ``pause / 2``."""
     before = _step({"a": [0, 1, 2], "b": [3], "c": [4, 5]}, measured=False)
@@ -80,6 +220,7 @@ def _observed_run(product: str, scenario: str, pause: float, holdings_after: dic
     ]
     return {
         "scenario": scenario,
+        "strategy": "java consumer uniform" if product == "uniform" else f"java {product}",
         "product": product,
         "protocol": "consumer" if product == "uniform" else "classic",
         "steps": [before, after],
@@ -130,3 +271,20 @@ def test_a_timed_member_passes_its_settings(tmp_path: Path) -> None:
     assert argv[argv.index("--heartbeat-interval-ms") + 1] == "500"
     assert "--fetched" in argv
     assert "--fetched" not in TimedMemberSpec("m1", "aiokafka", "g", ("t",)).argv("b", tmp_path / "c")
+
+
+def test_runs_pool_through_their_compact_form() -> None:
+    """The fit reads the same from a raw run and from its compact form; two runs pool their partitions."""
+    after = {"a": [0, 1, 2], "b": [3, 4, 5]}
+    one = {"settings": SETTINGS_JSON, "runs": [_observed_run("uniform", "leave", 3.0, after)]}
+    other = {"settings": SETTINGS_JSON, "runs": [_observed_run("uniform", "leave", 5.0, after)]}
+    assert fit_factors(json.loads(json.dumps(compact(one)))) == fit_factors(one)
+    # the orphans waited 1.5 s and 2.5 s; fetch_seconds is the median of the first fetches' delays (1.4, 2.4)
+    pooled = fit_factors([one, compact(other)])
+    assert pooled["fetch_seconds"] == pytest.approx(1.9)
+    assert pooled["consumer_orphan_heartbeats"] == pytest.approx((2.0 - 1.9) / 2)
+    moved = {"settings": {**SETTINGS_JSON, "heartbeat_ms": 3000}, "runs": []}
+    with pytest.raises(ValueError, match="different settings"):
+        fit_factors([one, moved])
+    with pytest.raises(ValueError, match="no recorded run"):
+        fit_factors([])

@@ -17,10 +17,13 @@ from assignors._core.errors import AssignorError
 from assignors._core.model import Assignment, MemberId, RebalanceProtocol, Subscription, TopicPartition
 
 __all__ = [
+    "CALIBRATION_SETTINGS",
+    "CLIENT_PAUSE_FACTORS",
     "DEFAULT_HEARTBEAT_SECONDS",
     "DEFAULT_PAUSE_MODEL",
     "DEFAULT_REBALANCE_SECONDS",
     "KAFKA_DEFAULT",
+    "KAFKA_DEFAULT_SETTINGS",
     "MEASURED",
     "InvalidWeightError",
     "PauseModel",
@@ -29,6 +32,7 @@ __all__ = [
     "Weights",
     "pause_partition_seconds",
     "rebalance_pause",
+    "restart_pause",
     "topic_spreads",
     "weighted_load",
 ]
@@ -239,10 +243,45 @@ def pause_partition_seconds(
 
 
 # -- the calibrated pause model (make calibrate, docs/calibration.md) ----------------------------------------------
+KAFKA_DEFAULT_SETTINGS: Mapping[str, tuple[str, float]] = {
+    "heartbeat_seconds": ("heartbeat.interval.ms", 3.0),
+    "session_seconds": ("session.timeout.ms", 45.0),
+    "consumer_heartbeat_seconds": ("group.consumer.heartbeat.interval.ms", 5.0),
+    "consumer_session_seconds": ("group.consumer.session.timeout.ms", 45.0),
+}
+"""Each interval of :class:`PauseModel`: the Kafka setting that holds it and the setting's documented default (s)."""
+CALIBRATION_SETTINGS: Mapping[str, float] = {
+    "heartbeat_seconds": 1.0,
+    "session_seconds": 10.0,
+    "consumer_heartbeat_seconds": 2.0,
+    "consumer_session_seconds": 10.0,
+}
+"""The intervals ``make calibrate`` runs its groups at (``calibration.scenarios.SETTINGS`` takes them from here):
+:class:`PauseModel`'s measured factors are in units of these."""
+
 MEASURED = "measured"
 """A :class:`PauseModel` parameter's source: ``make calibrate``'s measurement (docs/calibration.md)."""
 KAFKA_DEFAULT = "Kafka's default"
 """A :class:`PauseModel` parameter's source: the Kafka setting's documented default."""
+
+
+_DEFAULT_SOURCES: tuple[tuple[str, str], ...] = (
+    *((name, f"{KAFKA_DEFAULT} {key}={round(value * 1000)}") for name, (key, value) in KAFKA_DEFAULT_SETTINGS.items()),
+    *(
+        (name, MEASURED)
+        for name in (
+            "eager_heartbeats",
+            "cooperative_heartbeats",
+            "cooperative_orphan_heartbeats",
+            "consumer_move_heartbeats",
+            "consumer_orphan_heartbeats",
+            "fetch_seconds",
+            "eager_orphan_heartbeats",
+            "cooperative_kept_heartbeats",
+            "static_rejoin_seconds",
+        )
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,51 +292,49 @@ class PauseModel:
 
     - classic (EAGER and COOPERATIVE): members learn of a rebalance on their next heartbeat
       (``heartbeat.interval.ms``, :attr:`heartbeat_seconds`); EAGER stops every partition the surviving members
-      owned for :attr:`eager_heartbeats` heartbeats (the group waits for every member to rejoin); COOPERATIVE stops
-      a moved partition for :attr:`cooperative_heartbeats` (revoked in the first round, assigned in the second);
-      a partition whose owner sent LeaveGroup waits one rebalance (:attr:`eager_heartbeats`, or
-      :attr:`cooperative_orphan_heartbeats`), one whose owner crashed waits ``session.timeout.ms``
-      (:attr:`session_seconds`) first.
+      owned for :attr:`eager_heartbeats` heartbeats (each member revokes when it learns, and waits for the last one
+      to rejoin); COOPERATIVE stops a moved partition for :attr:`cooperative_heartbeats` (revoked in the first
+      round, assigned in the second), and, in a rebalance that moves anything, every partition a member keeps for
+      :attr:`cooperative_kept_heartbeats` (0 for Kafka's Java consumer, which keeps fetching them; a client that
+      stops fetching while it rejoins, such as kafka-python, pays it); a partition whose owner sent LeaveGroup
+      waits for the survivors to rejoin (:attr:`eager_orphan_heartbeats`, or :attr:`cooperative_orphan_heartbeats`),
+      one whose owner crashed waits ``session.timeout.ms`` (:attr:`session_seconds`) first.
     - CONSUMER (KIP-848): the old owner releases a moved partition on its next heartbeat and the new owner takes it
       on its next (:attr:`consumer_move_heartbeats` of the broker's ``group.consumer.heartbeat.interval.ms``,
       :attr:`consumer_heartbeat_seconds`); a departed member's partitions go to the next member that heartbeats
       (:attr:`consumer_orphan_heartbeats`), after the broker's ``group.consumer.session.timeout.ms``
       (:attr:`consumer_session_seconds`) when it crashed.
     - :attr:`fetch_seconds`: every partition that changes hands also waits for its new owner's first fetch.
+    - A static member back within its session timeout causes no rebalance (no membership change shows it): its own
+      partitions wait while it is down and then :attr:`static_rejoin_seconds` (:func:`restart_pause`).
     - Not priced: the broker's ``group.initial.rebalance.delay.ms`` delays only an empty group's first join (the
-      evaluation's first snapshot, which costs nothing), and a static member back within its session timeout
-      causes no rebalance (no membership change shows it; its partitions wait while it is down).
+      evaluation's first snapshot, which costs nothing).
+    - A membership change the broker sees as several rebalances (a deploy wave: the leaves land first, the joins
+      after; see docs/calibration.md) is priced as each of them: one :func:`rebalance_pause` call per rebalance.
 
     The factors (``*_heartbeats``, :attr:`fetch_seconds`) are measured (``make calibrate``); the intervals default to
     Kafka's defaults. ``sources`` names where each value came from (:data:`MEASURED`, :data:`KAFKA_DEFAULT`, a user
     option, the cluster's records); :meth:`with_settings` replaces intervals and records the source.
     """
 
-    heartbeat_seconds: float = 3.0
-    session_seconds: float = 45.0
-    consumer_heartbeat_seconds: float = 5.0
-    consumer_session_seconds: float = 45.0
-    # measured: `make calibrate` on Kafka 4.4.0 (docs/calibration.md), 64 groups of 6 members, the classic members
-    # at heartbeat.interval.ms 1000 and session.timeout.ms 10000, the broker at group.consumer.heartbeat.interval.ms
-    # 2000 and group.consumer.session.timeout.ms 10000: each factor is in units of the interval that paces it
-    eager_heartbeats: float = 0.12
-    cooperative_heartbeats: float = 0.97
-    cooperative_orphan_heartbeats: float = 0.91
-    consumer_move_heartbeats: float = 0.65
-    consumer_orphan_heartbeats: float = 0.62
-    fetch_seconds: float = 0.09
-    sources: tuple[tuple[str, str], ...] = (
-        ("heartbeat_seconds", KAFKA_DEFAULT + " heartbeat.interval.ms=3000"),
-        ("session_seconds", KAFKA_DEFAULT + " session.timeout.ms=45000"),
-        ("consumer_heartbeat_seconds", KAFKA_DEFAULT + " group.consumer.heartbeat.interval.ms=5000"),
-        ("consumer_session_seconds", KAFKA_DEFAULT + " group.consumer.session.timeout.ms=45000"),
-        ("eager_heartbeats", MEASURED),
-        ("cooperative_heartbeats", MEASURED),
-        ("cooperative_orphan_heartbeats", MEASURED),
-        ("consumer_move_heartbeats", MEASURED),
-        ("consumer_orphan_heartbeats", MEASURED),
-        ("fetch_seconds", MEASURED),
-    )
+    heartbeat_seconds: float = KAFKA_DEFAULT_SETTINGS["heartbeat_seconds"][1]
+    session_seconds: float = KAFKA_DEFAULT_SETTINGS["session_seconds"][1]
+    consumer_heartbeat_seconds: float = KAFKA_DEFAULT_SETTINGS["consumer_heartbeat_seconds"][1]
+    consumer_session_seconds: float = KAFKA_DEFAULT_SETTINGS["consumer_session_seconds"][1]
+    # measured: `make calibrate` on Kafka 4.4.0 (docs/calibration.md), 64 groups of 6 members at the intervals of
+    # CALIBRATION_SETTINGS, Kafka's Java consumer's groups; each factor is in units of the interval that paces it;
+    # written by `python -m calibration.fit --write` (calibration/fit.py), pooled over the runs in calibration/history/
+    eager_heartbeats: float = 0.122
+    cooperative_heartbeats: float = 1.02
+    cooperative_orphan_heartbeats: float = 0.564
+    consumer_move_heartbeats: float = 0.689
+    consumer_orphan_heartbeats: float = 0.672
+    fetch_seconds: float = 0.066
+    sources: tuple[tuple[str, str], ...] = _DEFAULT_SOURCES
+    # added after `sources`, so that every earlier field keeps its place
+    eager_orphan_heartbeats: float = 0.738
+    cooperative_kept_heartbeats: float = 0.026
+    static_rejoin_seconds: float = 0.245
 
     def __post_init__(self) -> None:
         for name in _MODEL_FIELDS:
@@ -323,6 +360,16 @@ class PauseModel:
         sources.update(dict.fromkeys(values, source))
         return PauseModel(**fields, sources=tuple(sorted(sources.items())))
 
+    def for_client(self, client: str) -> PauseModel:
+        """A copy with ``client``'s own measured factors (:data:`CLIENT_PAUSE_FACTORS`) where its poll loop makes them
+        differ from Kafka's Java consumer's; the same model for ``"java"`` and any client not measured.
+
+        >>> DEFAULT_PAUSE_MODEL.for_client("java") == DEFAULT_PAUSE_MODEL
+        True
+        """
+        factors = CLIENT_PAUSE_FACTORS.get(client)
+        return self.with_settings(f"{MEASURED} ({client})", **factors) if factors else self
+
     def parameters(self) -> dict[str, tuple[float, str]]:
         """Every parameter: its value and its source, in field order."""
         return {name: (getattr(self, name), self.source(name)) for name in _MODEL_FIELDS}
@@ -339,7 +386,27 @@ _MODEL_FIELDS: tuple[str, ...] = (
     "consumer_move_heartbeats",
     "consumer_orphan_heartbeats",
     "fetch_seconds",
+    "eager_orphan_heartbeats",
+    "cooperative_kept_heartbeats",
+    "static_rejoin_seconds",
 )
+
+CLIENT_PAUSE_FACTORS: Mapping[str, Mapping[str, float]] = {
+    "aiokafka": {
+        "eager_heartbeats": 0.132,
+        "eager_orphan_heartbeats": 0.655,
+        "static_rejoin_seconds": 1.792,
+    },
+    "kafka-python": {
+        "cooperative_heartbeats": 0.962,
+        "cooperative_kept_heartbeats": 0.596,
+        "cooperative_orphan_heartbeats": 0.661,
+        "static_rejoin_seconds": 2.307,
+    },
+}
+"""Per Python client (this project's adapters), the factors ``make calibrate`` measured on its own groups where they
+differ from Kafka's Java consumer's (:meth:`PauseModel.for_client`): kafka-python stops fetching the partitions it
+keeps while a cooperative rebalance's second round runs, and both start a restarted member's process in seconds."""
 
 DEFAULT_PAUSE_MODEL = PauseModel()
 """The calibrated model at Kafka's default settings."""
@@ -353,31 +420,46 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     survivors_owned: int,
     orphaned: int = 0,
     crashed: int = 0,
+    rejoined: int = 0,
 ) -> float:
     """Partition-seconds not consumed because of one rebalance, by :class:`PauseModel` (``make calibrate``).
 
     ``moved`` and ``survivors_owned`` are as :func:`pause_partition_seconds` takes them; ``orphaned`` counts the
     partitions of members that left with a LeaveGroup (a graceful close) and ``crashed`` those of members that
     stopped without one (their session timed out). Unlike :func:`pause_partition_seconds`, orphaned partitions
-    count: how long they wait depends on the protocol.
+    count: how long they wait depends on the protocol. ``rejoined`` counts, of ``survivors_owned``, the partitions
+    of members that started the rebalance themselves (their subscription changed): under EAGER such a member
+    revokes at once and waits, like an orphan, for the others to learn of the rebalance on their next heartbeat
+    (:attr:`PauseModel.eager_orphan_heartbeats`; the others revoke together, a rejoin's
+    :attr:`~PauseModel.eager_heartbeats`); the other protocols do not revoke for it. 0 (the default) prices every
+    survivor alike.
 
     Raises:
-        InvalidWeightError: an unknown protocol or a negative count, naming the field.
+        InvalidWeightError: an unknown protocol, a negative count, or ``rejoined`` over ``survivors_owned``,
+            naming the field.
 
     >>> model = PauseModel(heartbeat_seconds=1.0, consumer_heartbeat_seconds=2.0, eager_heartbeats=0.5,
+    ...                    eager_orphan_heartbeats=0.5,
     ...                    consumer_move_heartbeats=1.0, consumer_orphan_heartbeats=0.5, fetch_seconds=0.0)
     >>> rebalance_pause("EAGER", model, moved=2, survivors_owned=10, orphaned=4)
     7.0
     >>> rebalance_pause("CONSUMER", model, moved=2, survivors_owned=10, orphaned=4)
     8.0
+    >>> rebalance_pause("EAGER", model.with_settings("doc", eager_orphan_heartbeats=1.0), moved=0, survivors_owned=10,
+    ...                 rejoined=4)
+    7.0
     """
     kind = _pause_protocol(protocol)
     for field, count in (("moved", moved), ("survivors_owned", survivors_owned), ("orphaned", orphaned)):
         if count < 0:
             msg = f"{field} is {count}; a partition count must be >= 0"
             raise InvalidWeightError(msg)
-    if crashed < 0:
-        msg = f"crashed is {crashed}; a partition count must be >= 0"
+    for field, count in (("crashed", crashed), ("rejoined", rejoined)):
+        if count < 0:
+            msg = f"{field} is {count}; a partition count must be >= 0"
+            raise InvalidWeightError(msg)
+    if rejoined > survivors_owned:
+        msg = f"rejoined is {rejoined}; it counts some of survivors_owned ({survivors_owned})"
         raise InvalidWeightError(msg)
     m = model
     fetch = m.fetch_seconds
@@ -388,12 +470,39 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
             + orphaned * hand_over
             + crashed * (m.consumer_session_seconds + hand_over)
         )
-    rejoin = m.eager_heartbeats * m.heartbeat_seconds + fetch
     if kind is PauseProtocol.EAGER:
-        return survivors_owned * rejoin + orphaned * rejoin + crashed * (m.session_seconds + rejoin)
+        rejoin = m.eager_heartbeats * m.heartbeat_seconds + fetch
+        orphan = m.eager_orphan_heartbeats * m.heartbeat_seconds + fetch
+        return (
+            (survivors_owned - rejoined) * rejoin
+            + (orphaned + rejoined) * orphan
+            + crashed * (m.session_seconds + orphan)
+        )
     orphan = m.cooperative_orphan_heartbeats * m.heartbeat_seconds + fetch
+    kept = max(0, survivors_owned - moved) * m.cooperative_kept_heartbeats * m.heartbeat_seconds if moved else 0.0
     return (
         moved * (m.cooperative_heartbeats * m.heartbeat_seconds + fetch)
+        + kept
         + orphaned * orphan
         + crashed * (m.session_seconds + orphan)
     )
+
+
+def restart_pause(model: PauseModel = DEFAULT_PAUSE_MODEL, *, restarted: int, downtime_seconds: float) -> float:
+    """Partition-seconds not consumed while static members restart within their session timeout (KIP-345).
+
+    Such a restart is no rebalance: the member comes back under its ``group.instance.id`` and gets its partitions
+    back, and nobody else stops. Its ``restarted`` partitions wait its ``downtime_seconds`` (from its close to its
+    new process's start) plus :attr:`PauseModel.static_rejoin_seconds` (the new consumer's start-up, its join and
+    first fetch). The same under every protocol.
+
+    Raises:
+        InvalidWeightError: a negative count or a duration that is negative, NaN or infinite, naming the field.
+
+    >>> restart_pause(PauseModel(static_rejoin_seconds=0.5), restarted=4, downtime_seconds=2.0)
+    10.0
+    """
+    if restarted < 0:
+        msg = f"restarted is {restarted}; a partition count must be >= 0"
+        raise InvalidWeightError(msg)
+    return restarted * (_check_seconds("downtime_seconds", downtime_seconds) + model.static_rejoin_seconds)

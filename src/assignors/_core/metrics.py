@@ -10,10 +10,13 @@ from operator import itemgetter
 from typing import TypeAlias
 
 from assignors._core.load import (
+    CALIBRATION_SETTINGS,
+    CLIENT_PAUSE_FACTORS,
     DEFAULT_HEARTBEAT_SECONDS,
     DEFAULT_PAUSE_MODEL,
     DEFAULT_REBALANCE_SECONDS,
     KAFKA_DEFAULT,
+    KAFKA_DEFAULT_SETTINGS,
     MEASURED,
     InvalidWeightError,
     PauseModel,
@@ -22,6 +25,7 @@ from assignors._core.load import (
     Weights,
     pause_partition_seconds,
     rebalance_pause,
+    restart_pause,
     topic_spreads,
     weighted_load,
 )
@@ -37,10 +41,13 @@ from assignors._core.model import (
 )
 
 __all__ = [
+    "CALIBRATION_SETTINGS",
+    "CLIENT_PAUSE_FACTORS",
     "DEFAULT_HEARTBEAT_SECONDS",
     "DEFAULT_PAUSE_MODEL",
     "DEFAULT_REBALANCE_SECONDS",
     "KAFKA_DEFAULT",
+    "KAFKA_DEFAULT_SETTINGS",
     "MEASURED",
     "AssignmentLike",
     "Balance",
@@ -57,6 +64,7 @@ __all__ = [
     "owners",
     "pause_partition_seconds",
     "rebalance_pause",
+    "restart_pause",
     "topic_spreads",
     "weighted_load",
 ]
