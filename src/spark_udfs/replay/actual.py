@@ -321,7 +321,7 @@ def observed_durations(group_id: str, members: Sequence[MemberRow], actual: Sequ
             shown[row.snapshot_ts] = shown.get(row.snapshot_ts, frozenset()) | {identity}
     times = sorted(shown)
     rows: list[Row] = []
-    for before, current, after in zip([None, *recorded], recorded, [*recorded[1:], None], strict=True):
+    for before, current, after in zip([None, *recorded[:-1]], recorded, [*recorded[1:], None], strict=True):
         if before is None or before.generation == current.generation:
             continue
         protocol = _protocol(current.assignor)

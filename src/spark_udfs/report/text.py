@@ -152,15 +152,15 @@ def render_text(summary: Summary) -> str:
         lines += ["", adopt]
     if summary.strategies:
         version = kafka_version(summary)
-        lines += ["", "what each row predicts:"]
+        lines += ["", "What each row predicts:"]
         lines += [
             f"  {s.strategy}: {text}"
             for s in summary.strategies
             if (text := implementation(s.strategy, version)) is not None
         ]
     if summary.parameters:
-        lines += ["", f"Timing parameters ({PAUSE_MODEL_NOTE}):", *parameters_text(summary.parameters)]
-        lines += [f"  {note}" for note in summary.timing_notes]
+        lines += ["", "Timing parameters (name, value, source):", *parameters_text(summary.parameters)]
+        lines += [f"  {PAUSE_MODEL_NOTE}", *(f"  {note}" for note in summary.timing_notes)]
     if summary.worst_balanced:
         counts = ", ".join(
             f"{name} {count}" for name, count in sorted(summary.worst_balanced.items(), key=lambda i: (-i[1], i[0]))
