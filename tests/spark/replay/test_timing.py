@@ -86,7 +86,8 @@ def test_the_text_reports_timing_parameters_and_implementations_pinned() -> None
     assert text[predicts + 1 : predicts + 3] == [
         (
             "  range: ours, as the kafka-python and aiokafka adapters run it "
-            "(assignors.kafka_python, assignors.aiokafka); identical to Kafka's Java RangeAssignor, which Java and librdkafka consumers run"
+            "(assignors.kafka_python, assignors.aiokafka); identical to Kafka's Java RangeAssignor, "
+            "which Java and librdkafka consumers run"
         ),
         "  uniform: the broker's UniformAssignor (KIP-848) as Kafka 4.0.0 runs it, whatever the client",
     ]
