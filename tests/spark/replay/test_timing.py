@@ -5,6 +5,7 @@ and which implementation each row predicts. Pure Python: no Spark session."""
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from assignors import ConfigurationError
 from assignors.metrics import DEFAULT_PAUSE_MODEL, MEASURED, InvalidWeightError, PauseModel
+from assignors.tables import PARAMETERS_COLUMNS
 from spark_udfs.replay import MemberRow, TopicHistory, replay_group
 from spark_udfs.replay.actual import MIN_OBSERVATIONS, ActualRow, derived_model, observed_durations
 from spark_udfs.replay.timing import PauseTiming, parameter_rows, parameters_text, pause_model, timing_model
@@ -214,3 +216,11 @@ def test_a_derived_factor_prices_a_wait_at_the_median_observed(median: float, he
     model, _ = derived_model(base, {"cooperative_move": (MIN_OBSERVATIONS, median)})
     priced = model.cooperative_heartbeats * model.heartbeat_seconds + model.fetch_seconds
     assert priced == pytest.approx(max(median, base.fetch_seconds), rel=1e-9, abs=1e-9)
+
+
+def test_the_docs_define_the_parameters_tables_columns_in_order() -> None:
+    """docs/evaluation.md's "Timing parameters" table names every column of PARAMETERS_COLUMNS, in order."""
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "evaluation.md").read_text(encoding="utf-8")
+    lines = doc[doc.index("| column | type | meaning |") :].splitlines()[2:]
+    rows = [line.strip("|").split(" | ") for line in lines[: lines.index("")]]
+    assert [(row[0].strip().strip("*`"), row[1].strip()) for row in rows] == list(PARAMETERS_COLUMNS)
