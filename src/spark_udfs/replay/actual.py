@@ -144,7 +144,9 @@ def actual_rows(  # noqa: PLR0913 - the evaluation's options
     """The ``actual`` strategy's evaluation rows of one group, one per recorded snapshot.
 
     ``weights`` and ``timing`` are the replay's: the weighted columns (null without weights)
-    and ``pause_partition_seconds`` are computed exactly as for a replayed strategy.
+    and ``pause_partition_seconds`` are computed exactly as for a replayed strategy. A COOPERATIVE generation's
+    pause also prices, as moves, the partitions it withholds (revoked from a member still there, held by nobody,
+    of a topic still subscribed): KIP-429 assigns them in the next generation, so the moved count never shows them.
     """
     model = pause_model(timing)
     subscriptions = _subscriptions(members)
@@ -188,14 +190,36 @@ def actual_rows(  # noqa: PLR0913 - the evaluation's options
             row.update(moved=moves.moved, orphaned=moves.orphaned, revoked=moves.revoked(revoked_under))
             row["rounds"] = 2 if protocol != "EAGER" and moves.moved else 1
             survivors = moves.revoked(RebalanceProtocol.EAGER)
+            # a COOPERATIVE generation withholds what it revokes (assigned in the next): a hand-over, priced as a move
+            handing = _withheld(previous, snapshot, subs) if protocol == "COOPERATIVE" else 0
             row["pause_partition_seconds"] = rebalance_pause(
-                protocol, model, moved=moves.moved, survivors_owned=survivors, orphaned=moves.orphaned
+                protocol, model, moved=moves.moved + handing, survivors_owned=survivors, orphaned=moves.orphaned
             )
             if not row["rebalanced"]:
                 row.update(moved=0, orphaned=0, revoked=0, rounds=0, pause_partition_seconds=0.0)
         rows.append(row)
         previous = snapshot
     return rows
+
+
+def _withheld(previous: _Recorded, snapshot: _Recorded, subscriptions: Mapping[str, Subscription]) -> int:
+    """Partitions a member still present gave up that nobody holds now, of topics the group still subscribes to.
+
+    Kafka's cooperative protocol revokes a partition that must move in one generation and assigns it in the next
+    (KIP-429): the recorded generation in between holds it nowhere, and that wait is its pause.
+    """
+    held = {tp for parts in snapshot.assignment.values() for tp in parts}
+    if subscriptions:
+        topics = {topic for subscription in subscriptions.values() for topic in subscription.topics}
+    else:
+        topics = {tp.topic for tp in held}
+    return sum(
+        1
+        for member, parts in previous.assignment.items()
+        if member in snapshot.assignment
+        for tp in parts
+        if tp not in held and tp.topic in topics
+    )
 
 
 def _weighted(

@@ -15,7 +15,7 @@ from assignors import ConfigurationError
 from assignors.metrics import DEFAULT_PAUSE_MODEL, MEASURED, InvalidWeightError, PauseModel
 from assignors.tables import PARAMETERS_COLUMNS
 from spark_udfs.replay import MemberRow, TopicHistory, replay_group
-from spark_udfs.replay.actual import MIN_OBSERVATIONS, ActualRow, derived_model, observed_durations
+from spark_udfs.replay.actual import MIN_OBSERVATIONS, ActualRow, actual_rows, derived_model, observed_durations
 from spark_udfs.replay.timing import PauseTiming, parameter_rows, parameters_text, pause_model, timing_model
 from spark_udfs.report.ranking import StrategySummary
 from spark_udfs.report.summary import Summary
@@ -224,3 +224,18 @@ def test_the_docs_define_the_parameters_tables_columns_in_order() -> None:
     lines = doc[doc.index("| column | type | meaning |") :].splitlines()[2:]
     rows = [line.strip("|").split(" | ") for line in lines[: lines.index("")]]
     assert [(row[0].strip().strip("*`"), row[1].strip()) for row in rows] == list(PARAMETERS_COLUMNS)
+
+
+def test_the_actual_cooperative_generation_prices_what_it_withholds() -> None:
+    """Generation 2 revokes t-2 from a and t-5 from b and holds them nowhere (KIP-429's first round): 2 hand-overs
+    at one 3 s heartbeat each, 6 p-s, though nothing "moved"; generation 3 hands them to c from nobody: 0."""
+    owned = (
+        {"a": ["t-0", "t-1", "t-2"], "b": ["t-3", "t-4", "t-5"]},
+        {"a": ["t-0", "t-1"], "b": ["t-3", "t-4"], "c": []},
+        {"a": ["t-0", "t-1"], "b": ["t-3", "t-4"], "c": ["t-2", "t-5"]},
+    )
+    actual = [row for step, o in enumerate(owned) for row in _actual(step * 10, step + 1, "cooperative-sticky", o)]
+    members = [MemberRow(r.snapshot_ts, r.member_id, ("t",)) for r in actual]
+    model = PauseModel(heartbeat_seconds=3.0, cooperative_heartbeats=1.0, fetch_seconds=0.0)
+    rows = actual_rows("g", members, actual, TopicHistory([("t", 6, None)]), timing=model)
+    assert [(r["moved"], r["pause_partition_seconds"]) for r in rows] == [(0, 0.0), (0, 6.0), (0, 0.0)]
