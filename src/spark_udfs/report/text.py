@@ -36,7 +36,7 @@ IMPLEMENTATIONS: dict[str, str] = {
 """Which implementation each strategy's rows predict (``{version}``: the Kafka version the replay used)."""
 
 PAUSE_MODEL_NOTE = (
-    "pause_partition_seconds is assignors.metrics.rebalance_pause under the parameters below: moved partitions "
+    "pause_partition_seconds is assignors.metrics.rebalance_pause under these parameters: moved partitions "
     "and, per protocol, orphaned ones (a departed member's); every departure is priced as a LeaveGroup, the "
     "membership table does not say which members crashed"
 )
