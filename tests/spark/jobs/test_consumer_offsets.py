@@ -125,6 +125,8 @@ def test_collected_tables_to_a_report_with_the_actual_strategy(
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "Your cluster did pause" in printed
+    # collected tables share their times (one record is both): no rebalance length to derive, and the report says so
+    assert "  eager_heartbeats kept (measured): the cluster's records show 0 EAGER rebalances" in printed
     evaluation = spark.read.parquet(str(report / "evaluation"))
     actual_rows = [r.asDict() for r in evaluation.where("strategy = 'actual'").orderBy("snapshot_ts").collect()]
     range_rows = [r.asDict() for r in evaluation.where("strategy = 'range'").orderBy("snapshot_ts").collect()]
