@@ -1,7 +1,9 @@
 """The Spark commands of ``assignors``: ``evaluate`` and ``demo``.
 
 ``assignors evaluate --membership PATH --topics PATH --out DIR [--weights PATH] [--rank-by FIGURE,...]
-[--rebalance-seconds S] [--heartbeat-seconds S] [--strategies ...] [--master URL | --remote sc://HOST:PORT]``
+[--kafka-version X.Y.Z] [--heartbeat-interval-ms MS] [--session-timeout-ms MS] [--consumer-heartbeat-interval-ms MS]
+[--consumer-session-timeout-ms MS] [--rebalance-seconds S] [--heartbeat-seconds S] [--strategies ...]
+[--master URL | --remote sc://HOST:PORT]``
 replays membership histories on Spark and writes the evaluation and ``report.html``;
 ``assignors demo [--out DIR]`` does it on a generated sample history.
 
@@ -15,18 +17,22 @@ from __future__ import annotations
 import argparse
 import importlib
 import math
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assignors import AssignorError
+from assignors import AssignorError, ConfigurationError
 from assignors.cli import CliError
 from assignors.cli import main as assignors_main
-from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS
+from assignors.consumer_group import KAFKA_VERSION
+from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
+from assignors.metrics import DEFAULT_PAUSE_MODEL
 from assignors.tables import ACTUAL_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
 from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS
 from spark_udfs.jobs.evaluate import print_summary, run_demo, run_evaluation
-from spark_udfs.replay.group_replay import ALL_STRATEGIES
+from spark_udfs.replay.group_replay import ALL_STRATEGIES, strategy_assignor
+from spark_udfs.replay.timing import OPTION_FIELDS, timing_model
 from spark_udfs.report.ranking import DEFAULT_RANK_BY, RANK_KEYS, RankingError, parse_rank_by
 from spark_udfs.session import SessionError, first_line, get_session
 from spark_udfs.tables.paths import local_path
@@ -107,8 +113,30 @@ def _spark_errors(error: Exception) -> CliError:
     return CliError(f"Spark failed: {type(error).__name__}: {first_line(error)}")
 
 
+_KAFKA_VERSION = re.compile(r"\d+\.\d+(\.\d+)?([-+][0-9A-Za-z.-]+)?")
+
+
+def _check_kafka_version(version: str | None, strategies: Sequence[str]) -> None:
+    """Refuse, before Spark starts, a ``--kafka-version`` that is no version, or one a server strategy run is not
+    modelled for (one line, exit status 2)."""
+    if version is None:
+        return
+    if not _KAFKA_VERSION.fullmatch(version):
+        msg = f"--kafka-version {version!r}: not a Kafka version such as {KAFKA_VERSION}"
+        raise CliError(msg)
+    for name in strategies:
+        if name in SERVER_STRATEGIES:
+            try:
+                strategy_assignor(name, kafka_version=version)
+            except ConfigurationError as error:
+                msg = f"--kafka-version {version}: {error}"
+                raise CliError(msg) from None
+
+
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     require_spark()
+    _check_kafka_version(args.kafka_version, args.strategies)
+    costs = _costs(args)  # bad timing options fail before Spark starts
     _check_out(args.out)
     _check_report(args.report)
     spark = _session(args)
@@ -127,7 +155,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             report=args.report,
             weights=weights,
             replace=False,
-            **_costs(args),
+            **costs,
         )
     except (SchemaError, FileNotFoundError, FileExistsError, AssignorError) as error:
         raise CliError(str(error)) from None
@@ -151,14 +179,14 @@ def _check_evaluated(summary: Summary, where: str) -> None:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     require_spark()
+    _check_kafka_version(args.kafka_version, ALL_STRATEGIES)
+    costs = _costs(args)
     _check_out(args.out, replace=True)  # the demo writes its own sample over the last one
     _check_report(args.report)
     spark = _session(args)
     print(f"generating a sample history of {args.groups} groups x {args.snapshots} snapshots; evaluating on Spark")
     try:
-        summary = run_demo(
-            spark, args.out, groups=args.groups, snapshots=args.snapshots, report=args.report, **_costs(args)
-        )
+        summary = run_demo(spark, args.out, groups=args.groups, snapshots=args.snapshots, report=args.report, **costs)
     except AssignorError as error:
         raise CliError(str(error)) from None
     except Exception as error:  # noqa: BLE001 - no traceback reaches a user: Spark's own errors in one line
@@ -169,10 +197,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _costs(args: argparse.Namespace) -> dict[str, Any]:
+    """The score and the timing: the pause model with the timing options given, each recorded as your option."""
+    options = {option: getattr(args, option) for option in OPTION_FIELDS}
+    try:
+        model = timing_model(None, options, cli=True)
+    except AssignorError as error:
+        raise CliError(str(error)) from None
     return {
         "rank_by": args.rank_by,
-        "rebalance_seconds": args.rebalance_seconds,
-        "heartbeat_seconds": args.heartbeat_seconds,
+        "pause_model": model,
+        "kafka_version": args.kafka_version,
+        "kafka_source": None if args.kafka_version is None else "your option --kafka-version",
     }
 
 
@@ -190,6 +225,18 @@ def _seconds(text: str) -> float:
         value = math.nan
     if not math.isfinite(value) or value < 0:
         msg = f"{text!r} is not a number of seconds >= 0"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _millis(text: str) -> float:
+    """A Kafka setting in milliseconds, >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        msg = f"{text!r} is not a number of milliseconds >= 0"
         raise argparse.ArgumentTypeError(msg)
     return value
 
@@ -217,19 +264,60 @@ def _add_score_options(parser: argparse.ArgumentParser) -> None:
             f"figures: {', '.join(RANK_KEYS)}"
         ),
     )
-    parser.add_argument(
+    model = DEFAULT_PAUSE_MODEL
+    timing = parser.add_argument_group(
+        "timing (the pause model, docs/evaluation.md; the report lists every parameter and its source)"
+    )
+    timing.add_argument(
+        "--heartbeat-interval-ms",
+        type=_millis,
+        metavar="MS",
+        help=f"the classic consumers' heartbeat.interval.ms (default: Kafka's, {model.heartbeat_seconds * 1000:g})",
+    )
+    timing.add_argument(
+        "--session-timeout-ms",
+        type=_millis,
+        metavar="MS",
+        help=f"the classic consumers' session.timeout.ms (default: Kafka's, {model.session_seconds * 1000:g})",
+    )
+    timing.add_argument(
+        "--consumer-heartbeat-interval-ms",
+        type=_millis,
+        metavar="MS",
+        help=(
+            "the broker's group.consumer.heartbeat.interval.ms, KIP-848 "
+            f"(default: Kafka's, {model.consumer_heartbeat_seconds * 1000:g})"
+        ),
+    )
+    timing.add_argument(
+        "--consumer-session-timeout-ms",
+        type=_millis,
+        metavar="MS",
+        help=(
+            "the broker's group.consumer.session.timeout.ms, KIP-848 "
+            f"(default: Kafka's, {model.consumer_session_seconds * 1000:g})"
+        ),
+    )
+    timing.add_argument(
         "--rebalance-seconds",
         type=_seconds,
-        default=DEFAULT_REBALANCE_SECONDS,
-        help=f"how long one rebalance round stops a group, for the pause cost (default: {DEFAULT_REBALANCE_SECONDS:g})",
+        metavar="S",
+        help="the classic consumers' heartbeat interval in seconds, which paces a classic rebalance "
+        "(--heartbeat-interval-ms in seconds; it priced one rebalance round before the model was measured)",
     )
-    parser.add_argument(
+    timing.add_argument(
         "--heartbeat-seconds",
         type=_seconds,
-        default=DEFAULT_HEARTBEAT_SECONDS,
+        metavar="S",
+        help="the consumer protocol's heartbeat interval (KIP-848) in seconds (--consumer-heartbeat-interval-ms "
+        "in seconds)",
+    )
+    timing.add_argument(
+        "--kafka-version",
+        metavar="X.Y.Z",
         help=(
-            "the consumer protocol's heartbeat interval (KIP-848), for its pause cost "
-            f"(default: {DEFAULT_HEARTBEAT_SECONDS:g})"
+            "the brokers' Kafka version: uniform and consumer-range replay as it runs them "
+            f"(default: the project's pinned Kafka, {KAFKA_VERSION})"
         ),
     )
 

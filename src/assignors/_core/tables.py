@@ -7,7 +7,8 @@ Spark layer turns them into its schemas. docs/evaluation.md defines each column.
 - inputs: :data:`MEMBERSHIP_COLUMNS`, :data:`TOPICS_COLUMNS`, :data:`WEIGHTS_COLUMNS` (optional) and
   :data:`ACTUAL_COLUMNS` (the recorded assignments, ``--actual``);
 - outputs: :data:`OUTPUT_COLUMNS` (one row per group, snapshot and strategy), :data:`DETAIL_COLUMNS` (one row
-  per member), :data:`SELF_CHECK_COLUMNS` (the range/roundrobin self-check of ``--actual``) and
+  per member), :data:`PARAMETERS_COLUMNS` (the timing parameters the pause was priced with),
+  :data:`SELF_CHECK_COLUMNS` (the range/roundrobin self-check of ``--actual``) and
   :data:`ERROR_COLUMNS` (a group's records that did not decode).
 """
 
@@ -103,6 +104,17 @@ SELF_CHECK_COLUMNS: Final[Columns] = (
     ("mismatches", "array<string>"),
 )
 """The self-check of ``--actual``: a recorded range/roundrobin assignment against ours for the same snapshot."""
+
+PARAMETERS_COLUMNS: Final[Columns] = (
+    ("parameter", "string"),
+    ("value", "double"),
+    ("text", "string"),
+    ("source", "string"),
+    ("setting", "string"),
+)
+"""The evaluation's timing parameters: each pause-model parameter (``assignors.metrics.PauseModel``'s fields, in
+seconds or heartbeats) and the Kafka version the server strategies replayed as (``kafka_version``: ``value`` null),
+with its value as text, where it came from, and the Kafka setting it stands for."""
 
 ERROR_COLUMNS: Final[Columns] = (("group_id", "string"), ("error", "string"))
 """A group's records that did not decode, one message a row."""

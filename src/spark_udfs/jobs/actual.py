@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from assignors.metrics import DEFAULT_PAUSE_MODEL
 from assignors.tables import (
     ACTUAL_COLUMNS,
     ACTUAL_STRATEGY,
@@ -18,21 +19,23 @@ from assignors.tables import (
     SELF_CHECK_COLUMNS,
     column_names,
 )
-from spark_udfs.replay.actual import ActualRow, actual_rows, self_check
+from spark_udfs.replay.actual import ActualRow, actual_rows, observed_durations, self_check
 from spark_udfs.replay.frames import member_rows, rows_to_frame
-from spark_udfs.replay.timing import DEFAULT_TIMING, PauseTiming
 from spark_udfs.tables.schemas import ddl
 
 if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame
 
+    from assignors.metrics import PauseModel
     from spark_udfs.replay.group_input import TopicHistory
     from spark_udfs.replay.weights import WeightHistory
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["evaluate_actual"]
+__all__ = ["evaluate_actual", "observe_timing"]
+
+_OBSERVATION_COLUMNS = (("group_id", "string"), ("kind", "string"), ("seconds", "double"))
 
 
 def _actual_rows_of(frame: pd.DataFrame) -> list[ActualRow]:
@@ -66,7 +69,7 @@ def evaluate_actual(
     history: TopicHistory,
     *,
     weights: WeightHistory | None = None,
-    timing: PauseTiming = DEFAULT_TIMING,
+    timing: PauseModel = DEFAULT_PAUSE_MODEL,
 ) -> tuple[DataFrame, DataFrame]:
     """The strategy ``actual``'s evaluation rows and the range/roundrobin self-check rows, per group on Spark.
 
@@ -110,3 +113,38 @@ def evaluate_actual(
     rows = cogrouped.applyInPandas(evaluation, schema=ddl(OUTPUT_COLUMNS))
     checked = members.groupBy("group_id").cogroup(recorded.groupBy("group_id"))
     return rows, checked.applyInPandas(checks, schema=ddl(SELF_CHECK_COLUMNS))
+
+
+def observe_timing(members: DataFrame, recorded: DataFrame) -> dict[str, tuple[int, float | None]]:
+    """Per kind of :data:`spark_udfs.replay.actual.OBSERVED`: how many durations the records show, and their median.
+
+    One ``cogroup().applyInPandas`` of :func:`spark_udfs.replay.actual.observed_durations` per group, then the
+    count and the exact median (``percentile``) per kind, collected (a few rows). A group whose records fail
+    gives no observation (logged).
+    """
+    members = members.select(*column_names(MEMBERSHIP_COLUMNS))
+    recorded = recorded.select(*column_names(ACTUAL_COLUMNS))
+
+    def durations(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
+        import pandas as pd
+
+        rows: list[dict[str, object]] = []
+        if len(right):
+            group = str(right["group_id"].iloc[0])
+            try:
+                rows = observed_durations(group, member_rows(left), _actual_rows_of(right))
+            except Exception:  # one group must never fail the job (logged with its traceback)
+                logger.warning("group %r: internal error while reading its timing; none observed", group, exc_info=True)
+        return pd.DataFrame(rows, columns=[name for name, _ in _OBSERVATION_COLUMNS])
+
+    cogrouped = members.groupBy("group_id").cogroup(recorded.groupBy("group_id"))
+    observed = cogrouped.applyInPandas(durations, schema=ddl(_OBSERVATION_COLUMNS))
+    from pyspark.sql import functions as sf
+
+    totals = observed.groupBy("kind").agg(
+        sf.count("seconds").alias("n"), sf.expr("percentile(seconds, 0.5)").alias("median")
+    )
+    return {
+        row["kind"]: (int(row["n"]), None if row["median"] is None else float(row["median"]))
+        for row in totals.collect()
+    }

@@ -9,18 +9,19 @@ measured, each once), writes the evaluation and the self-check, and summarizes t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import json
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_REBALANCE_SECONDS
-from assignors.tables import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
+from assignors.tables import MEMBERSHIP_COLUMNS, PARAMETERS_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
 from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS, generate_history
 from spark_udfs.jobs.history import evaluate
 from spark_udfs.replay.group_replay import ALL_STRATEGIES
-from spark_udfs.replay.timing import PauseTiming
+from spark_udfs.replay.timing import timing_model
 from spark_udfs.report.aggregation import summarize
 from spark_udfs.report.html import render_html
 from spark_udfs.report.ranking import DEFAULT_RANK_BY
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
     from pyspark.sql import DataFrame, SparkSession
 
+    from assignors.metrics import PauseModel
+    from spark_udfs.replay.timing import TimingParameter
     from spark_udfs.report.summary import Summary
 
 __all__ = ["print_summary", "report_path", "run_demo", "run_evaluation"]
@@ -103,36 +106,50 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     actual: DataFrame | None = None,
     weights: DataFrame | None = None,
     rank_by: Sequence[str] = DEFAULT_RANK_BY,
-    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
-    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
+    rebalance_seconds: float | None = None,
+    heartbeat_seconds: float | None = None,
     replace: bool = True,
+    pause_model: PauseModel | None = None,
+    kafka_version: str | None = None,
+    kafka_source: str | None = None,
 ) -> Summary:
     """Evaluate, write ``out/evaluation`` (Parquet, through Spark: any URI) and the HTML report; returns the summary.
 
     The report is written by this process, to :func:`report_path` ``(out, report)``. With ``actual``
     (the recorded assignments), the strategy ``actual`` joins the evaluation and ``out/self_check``
-    holds the range/roundrobin self-check.
+    holds the range/roundrobin self-check. ``out/parameters`` (Parquet, ``PARAMETERS_COLUMNS``; also
+    ``out/parameters.json`` when ``out`` is local) holds the timing parameters the pause was priced with and the
+    Kafka version, each with its source. ``pause_model`` (default: the measured one), ``rebalance_seconds`` and
+    ``heartbeat_seconds`` are :func:`spark_udfs.jobs.history.evaluate_history`'s; ``kafka_source`` says where
+    ``kafka_version`` came from.
 
     Raises:
         FileExistsError: ``out/evaluation`` exists and ``replace`` is False (``assignors evaluate``).
     """
-    timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
-    evaluation = evaluate(membership, topics, strategies, timing, actual=actual, weights=weights)
+    options = {"rebalance_seconds": rebalance_seconds, "heartbeat_seconds": heartbeat_seconds}
+    timing = timing_model(pause_model, options)
+    evaluation = evaluate(
+        membership,
+        topics,
+        strategies,
+        timing,
+        actual=actual,
+        weights=weights,
+        kafka_version=kafka_version,
+        kafka_source=kafka_source,
+    )
     target = join_uri(out, "evaluation")
     with _progress(spark, where=progress):
         _write(evaluation.output, target, replace=replace)
+    _write_parameters(spark, evaluation.parameters, out)
     checks = None
     if evaluation.self_check is not None:
         evaluation.self_check.write.mode("overwrite").parquet(join_uri(out, "self_check"))
         checks = spark.read.parquet(join_uri(out, "self_check"))
     note = (
-        f"Pause cost assumes a rebalance round stops a group for {rebalance_seconds:g} s and the consumer "
-        f"protocol's heartbeat interval is {heartbeat_seconds:g} s. "
-        + (
-            "Load is weighted by the weights table."
-            if weights is not None
-            else "No weights table: load is counted in partitions."
-        )
+        "Load is weighted by the weights table."
+        if weights is not None
+        else "No weights table: load is counted in partitions."
     )
     summary = summarize(
         spark.read.parquet(target),
@@ -141,6 +158,9 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
         notes=[note],
         self_check=checks,
         weights_given=weights is not None,
+    )
+    summary = dataclasses.replace(
+        summary, parameters=list(evaluation.parameters), timing_notes=list(evaluation.timing_notes)
     )
     html = report_path(out, report)
     html.parent.mkdir(parents=True, exist_ok=True)
@@ -157,8 +177,11 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
     report: str | None = None,
     progress: TextIO | bool | None = True,
     rank_by: Sequence[str] = DEFAULT_RANK_BY,
-    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
-    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
+    rebalance_seconds: float | None = None,
+    heartbeat_seconds: float | None = None,
+    pause_model: PauseModel | None = None,
+    kafka_version: str | None = None,
+    kafka_source: str | None = None,
 ) -> Summary:
     """Generate the sample history (with topic weights), save it under ``out/input`` and evaluate it into ``out``.
 
@@ -185,7 +208,21 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
         rank_by=rank_by,
         rebalance_seconds=rebalance_seconds,
         heartbeat_seconds=heartbeat_seconds,
+        pause_model=pause_model,
+        kafka_version=kafka_version,
+        kafka_source=kafka_source,
     )
+
+
+def _write_parameters(spark: SparkSession, parameters: Sequence[TimingParameter], out: str) -> None:
+    """``out/parameters`` (Parquet, any URI) and, when ``out`` is local, ``out/parameters.json``."""
+    rows = [p.row() for p in parameters]
+    frame = spark.createDataFrame([tuple(r.values()) for r in rows], ddl(PARAMETERS_COLUMNS))
+    frame.coalesce(1).write.mode("overwrite").parquet(join_uri(out, "parameters"))
+    local = local_path(out)
+    if local is not None:
+        text = json.dumps(rows, indent=2) + "\n"
+        (local / "parameters.json").write_text(text, encoding="utf-8")
 
 
 def print_summary(summary: Summary, out: str, stream: TextIO | None = None, *, report: str | None = None) -> None:

@@ -8,16 +8,13 @@ the workers and runs :func:`spark_udfs.replay.frames.replay_frame` once per grou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from assignors import ConfigurationError
-from assignors.metrics import (
-    DEFAULT_HEARTBEAT_SECONDS,
-    DEFAULT_REBALANCE_SECONDS,
-    InvalidWeightError,
-    pause_partition_seconds,
-)
+from assignors.consumer_group import KAFKA_VERSION
+from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
+from assignors.metrics import InvalidWeightError, PauseModel
 from assignors.tables import (
     ACTUAL_COLUMNS,
     ASSIGNMENT_TYPE,
@@ -28,10 +25,18 @@ from assignors.tables import (
     WEIGHTS_COLUMNS,
     column_names,
 )
-from spark_udfs.jobs.actual import evaluate_actual
+from spark_udfs.jobs.actual import evaluate_actual, observe_timing
+from spark_udfs.replay.actual import derived_model
 from spark_udfs.replay.frames import replay_frame
 from spark_udfs.replay.group_replay import ALL_STRATEGIES, TopicHistory, strategy_assignor
-from spark_udfs.replay.timing import PauseTiming
+from spark_udfs.replay.timing import (
+    PINNED_KAFKA,
+    PauseTiming,
+    TimingParameter,
+    parameter_rows,
+    pause_model,
+    timing_model,
+)
 from spark_udfs.replay.weights import WeightHistory
 from spark_udfs.tables.csv_checks import bad_values
 from spark_udfs.tables.schemas import check_schema, ddl, with_optional_columns
@@ -62,15 +67,30 @@ def _checked_inputs(
     return rows, invalid_topics, errors
 
 
-def _checked_strategies(strategies: Sequence[str]) -> tuple[str, ...]:
-    """The strategy names, each an assignor and listed once (twice would double its rows and its ranking)."""
+def _checked_strategies(strategies: Sequence[str], kafka_version: str | None = None) -> tuple[str, ...]:
+    """The strategy names, each an assignor and listed once (twice would double its rows and its ranking).
+
+    The server strategies are built as the broker of ``kafka_version`` runs them: a version they are not
+    modelled for fails here, before Spark runs.
+    """
     names = tuple(strategies)
     for name in names:
-        strategy_assignor(name)  # fail fast on unknown names
+        strategy_assignor(name, kafka_version=kafka_version)  # fail fast on unknown names and versions
         if names.count(name) > 1:
             msg = f"strategy {name!r} is listed twice; list each strategy once"
             raise ConfigurationError(msg)
     return names
+
+
+def _parameters(
+    model: PauseModel, names: Sequence[str], kafka_version: str | None, kafka_source: str | None
+) -> tuple[TimingParameter, ...]:
+    """The parameters table's rows: the model's, then the Kafka version the server strategies replay as."""
+    version = KAFKA_VERSION if kafka_version is None else kafka_version
+    source = kafka_source or (PINNED_KAFKA if kafka_version is None else "given")
+    if not any(name in SERVER_STRATEGIES for name in names):
+        source += " (no server strategy was replayed)"
+    return tuple(parameter_rows(model, version, source))
 
 
 @overload
@@ -82,8 +102,10 @@ def evaluate_history(
     detail: Literal[False] = ...,
     actual: DataFrame | None = ...,
     weights: DataFrame | None = ...,
-    rebalance_seconds: float = ...,
-    heartbeat_seconds: float = ...,
+    rebalance_seconds: float | None = ...,
+    heartbeat_seconds: float | None = ...,
+    pause_model: PauseModel | None = ...,
+    kafka_version: str | None = ...,
 ) -> DataFrame: ...
 
 
@@ -96,8 +118,10 @@ def evaluate_history(
     detail: Literal[True],
     actual: DataFrame | None = ...,
     weights: DataFrame | None = ...,
-    rebalance_seconds: float = ...,
-    heartbeat_seconds: float = ...,
+    rebalance_seconds: float | None = ...,
+    heartbeat_seconds: float | None = ...,
+    pause_model: PauseModel | None = ...,
+    kafka_version: str | None = ...,
 ) -> tuple[DataFrame, DataFrame]: ...
 
 
@@ -109,8 +133,10 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     detail: bool = False,
     actual: DataFrame | None = None,
     weights: DataFrame | None = None,
-    rebalance_seconds: float = DEFAULT_REBALANCE_SECONDS,
-    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
+    rebalance_seconds: float | None = None,
+    heartbeat_seconds: float | None = None,
+    pause_model: PauseModel | None = None,
+    kafka_version: str | None = None,
 ) -> DataFrame | tuple[DataFrame, DataFrame]:
     """Replay every group's membership history under each strategy.
 
@@ -126,8 +152,16 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
         weights: optional ``topic, partition, weight, valid_from`` (null partition: every
             partition of the topic; small: collected like ``topics``); without it the weighted
             columns are null.
-        rebalance_seconds: how long one rebalance round stops a group, for ``pause_partition_seconds``.
-        heartbeat_seconds: the consumer protocol's heartbeat interval (KIP-848), likewise.
+        rebalance_seconds: the classic consumers' heartbeat interval in seconds (``heartbeat.interval.ms``), which
+            paces a classic rebalance in the pause model (it priced one rebalance round before the model was
+            measured); sets ``pause_model``'s ``heartbeat_seconds``.
+        heartbeat_seconds: KIP-848's heartbeat interval in seconds (the broker's
+            ``group.consumer.heartbeat.interval.ms``); sets ``pause_model``'s ``consumer_heartbeat_seconds``.
+        pause_model: what prices ``pause_partition_seconds`` (:func:`assignors.metrics.rebalance_pause`; default
+            :data:`assignors.metrics.DEFAULT_PAUSE_MODEL`, measured by ``make calibrate``). With ``actual``, its
+            measured factors the cluster's records show often enough are replaced by what they show.
+        kafka_version: the broker's Kafka version ``uniform`` and ``consumer-range`` replay as (default
+            :data:`assignors.consumer_group.KAFKA_VERSION`, the project's pinned Kafka).
 
     Returns:
         The evaluation (one row per group, snapshot and strategy; docs/evaluation.md
@@ -137,42 +171,64 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     Raises:
         SchemaError: a table lacks a column or has a wrong type (nothing runs).
         UnknownAssignorError: a strategy name is not an assignor.
-        ConfigurationError: a strategy is listed twice.
+        ConfigurationError: a strategy is listed twice, or ``kafka_version`` is not a version the server
+            strategies are modelled for.
         InvalidWeightError: a weights row or a duration is not a finite number >= 0.
 
     A membership or topics value that did not parse (a CSV typo, see :mod:`spark_udfs.tables.csv_checks`)
     is its group's ``error`` (a topics row: the error of each group subscribing to the topic).
     """
-    timing = PauseTiming(rebalance_seconds, heartbeat_seconds)
-    result = evaluate(membership, topics, strategies, timing, actual=actual, weights=weights, detail=detail)
+    options = {"rebalance_seconds": rebalance_seconds, "heartbeat_seconds": heartbeat_seconds}
+    timing = timing_model(pause_model, options)
+    result = evaluate(
+        membership,
+        topics,
+        strategies,
+        timing,
+        actual=actual,
+        weights=weights,
+        detail=detail,
+        kafka_version=kafka_version,
+        kafka_source=None if kafka_version is None else "your option kafka_version",
+    )
     return result.output if result.detail is None else (result.output, result.detail)
 
 
 @dataclass(frozen=True)
 class Evaluation:
     """One evaluation, every part computed once: what :func:`evaluate_history` returns, the self-check of
-    ``actual`` and the membership as evaluated (every column of its table), for the report."""
+    ``actual`` and the membership as evaluated (every column of its table), for the report; the timing
+    parameters it priced the pause with (and the Kafka version), each with its source, and what ``actual``'s
+    records allowed to derive (sentences)."""
 
     output: DataFrame
     detail: DataFrame | None
     self_check: DataFrame | None
     membership: DataFrame
+    parameters: tuple[TimingParameter, ...] = ()
+    timing_notes: tuple[str, ...] = field(default=())
 
 
 def evaluate(  # noqa: PLR0913 - the evaluation's options
     membership: DataFrame,
     topics: DataFrame,
     strategies: Sequence[str],
-    timing: PauseTiming,
+    timing: PauseModel | PauseTiming,
     *,
     actual: DataFrame | None,
     weights: DataFrame | None,
     detail: bool = False,
+    kafka_version: str | None = None,
+    kafka_source: str | None = None,
 ) -> Evaluation:
     """:func:`evaluate_history`'s work, with the self-check of ``actual`` (None without it) kept beside.
 
     Each input's optional columns are added here, once; the topics table is collected once; the actual
-    strategy is measured once (its rows join the output, its self-check is returned).
+    strategy is measured once (its rows join the output, its self-check is returned). With ``actual`` the
+    model's measured factors are first derived from the cluster's records where they allow
+    (:func:`spark_udfs.jobs.actual.observe_timing`, :func:`spark_udfs.replay.actual.derived_model`).
+    ``kafka_source`` says where ``kafka_version`` came from (default: the project's pinned Kafka when it is None,
+    else "given").
     """
     membership = with_optional_columns(membership, MEMBERSHIP_COLUMNS)
     topics = with_optional_columns(topics, TOPICS_COLUMNS)
@@ -181,8 +237,8 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
     if actual is not None:
         actual = with_optional_columns(actual, ACTUAL_COLUMNS)
         check_schema(actual, ACTUAL_COLUMNS, "actual")
-    names = _checked_strategies(strategies)
-    pause_partition_seconds("EAGER", moved=0, survivors_owned=0, **asdict(timing))  # fail fast on bad durations
+    names = _checked_strategies(strategies, kafka_version)
+    model = pause_model(timing)  # fails fast on bad durations
     table = None
     if weights is not None:
         weights = with_optional_columns(weights, WEIGHTS_COLUMNS)
@@ -198,8 +254,22 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
     if detail:
         columns.append(("detail", ASSIGNMENT_TYPE))
 
+    notes: list[str] = []
+    if actual is not None:
+        model, notes = derived_model(model, observe_timing(membership, actual))
+    parameters = _parameters(model, names, kafka_version, kafka_source)
+
     def replay(frame: pd.DataFrame) -> pd.DataFrame:
-        return replay_frame(frame, history, names, detail=detail, weights=table, timing=timing, errors=errors)
+        return replay_frame(
+            frame,
+            history,
+            names,
+            detail=detail,
+            weights=table,
+            timing=model,
+            errors=errors,
+            kafka_version=kafka_version,
+        )
 
     # Spread the groups over the shuffle partitions: adaptive execution would otherwise
     # coalesce a small input into one partition, and the replay is CPU-bound. Read from the
@@ -210,15 +280,16 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
     checks = None
     if actual is not None:
         # the recorded assignments are measured on the topics as recorded: a bad topics row is the replay's error
-        recorded, checks = evaluate_actual(membership, actual, TopicHistory(topic_rows), weights=table, timing=timing)
+        recorded, checks = evaluate_actual(membership, actual, TopicHistory(topic_rows), weights=table, timing=model)
         if detail:
             recorded = recorded.selectExpr("*", f"CAST(NULL AS {columns[-1][1]}) AS detail")
         output = output.unionByName(recorded)
     if not detail:
-        return Evaluation(output, None, checks, membership)
+        return Evaluation(output, None, checks, membership, parameters, tuple(notes))
     output = output.cache()
     # SQL expressions rather than pyspark.sql.functions: the same code serves classic and Connect sessions.
     members = output.selectExpr("group_id", "snapshot_ts", "strategy", "explode(detail) AS d").selectExpr(
         "group_id", "snapshot_ts", "strategy", "d.member AS member", "d.partitions AS partitions"
     )
-    return Evaluation(output.drop("detail"), members.select(*column_names(DETAIL_COLUMNS)), checks, membership)
+    details = members.select(*column_names(DETAIL_COLUMNS))
+    return Evaluation(output.drop("detail"), details, checks, membership, parameters, tuple(notes))

@@ -34,17 +34,30 @@ from assignors import (
 )
 from assignors import parse_topic_partition as parse_tp
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
-from assignors.metrics import balance, check_assignment, movement, pause_partition_seconds, weighted_load
+from assignors.metrics import (
+    DEFAULT_PAUSE_MODEL,
+    MEASURED,
+    PauseModel,
+    balance,
+    check_assignment,
+    movement,
+    rebalance_pause,
+    weighted_load,
+)
 from assignors.rebalance import preferred_protocol
 from assignors.tables import ACTUAL_STRATEGY, OUTPUT_COLUMNS
 from spark_udfs.replay.group_input import MemberRow, TopicHistory
-from spark_udfs.replay.timing import DEFAULT_TIMING, PauseTiming
+from spark_udfs.replay.timing import PauseTiming, pause_model
 from spark_udfs.replay.weights import WeightHistory
 
 __all__ = [
+    "MIN_OBSERVATIONS",
+    "OBSERVED",
     "ActualRow",
     "actual_rows",
+    "derived_model",
     "match_rates",
+    "observed_durations",
     "self_check",
 ]
 
@@ -126,13 +139,16 @@ def actual_rows(  # noqa: PLR0913 - the evaluation's options
     history: TopicHistory,
     *,
     weights: WeightHistory | None = None,
-    timing: PauseTiming = DEFAULT_TIMING,
+    timing: PauseModel | PauseTiming = DEFAULT_PAUSE_MODEL,
 ) -> list[Row]:
     """The ``actual`` strategy's evaluation rows of one group, one per recorded snapshot.
 
     ``weights`` and ``timing`` are the replay's: the weighted columns (null without weights)
-    and ``pause_partition_seconds`` are computed exactly as for a replayed strategy.
+    and ``pause_partition_seconds`` are computed exactly as for a replayed strategy. A COOPERATIVE generation's
+    pause also prices, as moves, the partitions it withholds (revoked from a member still there, held by nobody,
+    of a topic still subscribed): KIP-429 assigns them in the next generation, so the moved count never shows them.
     """
+    model = pause_model(timing)
     subscriptions = _subscriptions(members)
     empty = dict.fromkeys(name for name, _ in OUTPUT_COLUMNS)
     rows: list[Row] = []
@@ -174,18 +190,36 @@ def actual_rows(  # noqa: PLR0913 - the evaluation's options
             row.update(moved=moves.moved, orphaned=moves.orphaned, revoked=moves.revoked(revoked_under))
             row["rounds"] = 2 if protocol != "EAGER" and moves.moved else 1
             survivors = moves.revoked(RebalanceProtocol.EAGER)
-            row["pause_partition_seconds"] = pause_partition_seconds(
-                protocol,
-                moved=moves.moved,
-                survivors_owned=survivors,
-                rebalance_seconds=timing.rebalance_seconds,
-                heartbeat_seconds=timing.heartbeat_seconds,
+            # a COOPERATIVE generation withholds what it revokes (assigned in the next): a hand-over, priced as a move
+            handing = _withheld(previous, snapshot, subs) if protocol == "COOPERATIVE" else 0
+            row["pause_partition_seconds"] = rebalance_pause(
+                protocol, model, moved=moves.moved + handing, survivors_owned=survivors, orphaned=moves.orphaned
             )
             if not row["rebalanced"]:
                 row.update(moved=0, orphaned=0, revoked=0, rounds=0, pause_partition_seconds=0.0)
         rows.append(row)
         previous = snapshot
     return rows
+
+
+def _withheld(previous: _Recorded, snapshot: _Recorded, subscriptions: Mapping[str, Subscription]) -> int:
+    """Partitions a member still present gave up that nobody holds now, of topics the group still subscribes to.
+
+    Kafka's cooperative protocol revokes a partition that must move in one generation and assigns it in the next
+    (KIP-429): the recorded generation in between holds it nowhere, and that wait is its pause.
+    """
+    held = {tp for parts in snapshot.assignment.values() for tp in parts}
+    if subscriptions:
+        topics = {topic for subscription in subscriptions.values() for topic in subscription.topics}
+    else:
+        topics = {tp.topic for tp in held}
+    return sum(
+        1
+        for member, parts in previous.assignment.items()
+        if member in snapshot.assignment
+        for tp in parts
+        if tp not in held and tp.topic in topics
+    )
 
 
 def _weighted(
@@ -261,3 +295,126 @@ def match_rates(rows: Sequence[Row]) -> dict[str, tuple[int, int]]:
         matched, checked = rates.get(row["group_id"], (0, 0))
         rates[row["group_id"]] = (matched + bool(row["matched"]), checked + 1)
     return dict(sorted(rates.items()))
+
+
+# -- the timing the cluster's records show (--actual) ----------------------------------------------------------------
+MIN_OBSERVATIONS = 5
+"""A parameter is derived from the cluster's records only from at least this many observations."""
+
+OBSERVED: dict[str, tuple[str, str, str]] = {
+    "eager_rebalance": (
+        "eager_heartbeats",
+        "EAGER rebalances",
+        "from the membership snapshot that shows a change to the EAGER generation that completes it",
+    ),
+    "cooperative_orphan": (
+        "cooperative_orphan_heartbeats",
+        "COOPERATIVE rebalances",
+        "from the membership snapshot that shows a member gone to the COOPERATIVE generation that completes it",
+    ),
+    "cooperative_move": (
+        "cooperative_heartbeats",
+        "cooperative hand-overs",
+        "from the generation that revoked a partition to the next one, which assigned it to another member",
+    ),
+}
+"""What each kind of observation measures: (the model's factor it sets, what is counted, how it is measured)."""
+
+_NOT_DERIVABLE_FIELDS = ("consumer_move_heartbeats", "consumer_orphan_heartbeats")
+_NOT_DERIVABLE_WHY = (
+    "KIP-848 hand-overs: the actual table holds each target assignment epoch, not when each member's assignment "
+    "reached it (the ConsumerGroupCurrentMemberAssignment records, which assignors collect does not keep)"
+)
+
+
+def observed_durations(group_id: str, members: Sequence[MemberRow], actual: Sequence[ActualRow]) -> list[Row]:
+    """The durations one group's records show, in seconds: ``{"group_id", "kind", "seconds"}`` rows (:data:`OBSERVED`).
+
+    - ``cooperative_move``: a COOPERATIVE group's partition missing from generation N (its owner, still there,
+      revoked it) and held by another member at N + 1 waited at least the time between the two generations.
+    - ``eager_rebalance`` and ``cooperative_orphan``: when the membership table shows the members of a new
+      generation before the generation completes (a membership table of its own, e.g. from monitoring), the
+      time between the two is that rebalance's length. Tables that ``assignors collect`` wrote from
+      ``__consumer_offsets`` share their times (the generation's record is both), so they give none.
+    """
+    recorded = _recorded(actual)
+    shown: dict[dt.datetime, frozenset[str]] = {}  # membership snapshot time -> its identities
+    for row in members:
+        if row.member_id and row.snapshot_ts is not None:
+            identity = _identity(row.member_id, row.group_instance_id)
+            shown[row.snapshot_ts] = shown.get(row.snapshot_ts, frozenset()) | {identity}
+    times = sorted(shown)
+    rows: list[Row] = []
+    for before, current, after in zip([None, *recorded[:-1]], recorded, [*recorded[1:], None], strict=True):
+        if before is None or before.generation == current.generation:
+            continue
+        protocol = _protocol(current.assignor)
+        kind = _rebalance_kind(protocol, before, current)
+        if kind is not None:
+            identities = frozenset(current.assignment)
+            first = next((ts for ts in times if before.ts < ts <= current.ts and shown[ts] == identities), current.ts)
+            seconds = (current.ts - first).total_seconds()
+            if seconds > 0:
+                rows.append({"group_id": group_id, "kind": kind, "seconds": seconds})
+        if protocol == "COOPERATIVE" and after is not None and after.generation != current.generation:
+            gap = (after.ts - current.ts).total_seconds()
+            moves = _handed_over(before, current, after)
+            rows.extend({"group_id": group_id, "kind": "cooperative_move", "seconds": gap} for _ in range(moves))
+    return rows
+
+
+def _rebalance_kind(protocol: str, before: _Recorded, current: _Recorded) -> str | None:
+    """Which rebalance length a new generation observes: any membership change (EAGER), a departure (COOPERATIVE)."""
+    now, then = frozenset(current.assignment), frozenset(before.assignment)
+    if protocol == "EAGER" and now != then:
+        return "eager_rebalance"
+    if protocol == "COOPERATIVE" and now < then:
+        return "cooperative_orphan"
+    return None
+
+
+def _handed_over(before: _Recorded, current: _Recorded, after: _Recorded) -> int:
+    """Partitions a member still present at ``current`` gave up there and another member holds at ``after``."""
+    owner = {tp: who for who, parts in before.assignment.items() for tp in parts}
+    held = {tp for parts in current.assignment.values() for tp in parts}
+    return sum(
+        1
+        for who, parts in after.assignment.items()
+        for tp in parts
+        if tp not in held and owner.get(tp) not in {None, who} and owner[tp] in current.assignment
+    )
+
+
+def derived_model(model: PauseModel, observed: Mapping[str, tuple[int, float | None]]) -> tuple[PauseModel, list[str]]:
+    """``model`` with the factors the observations allow, and one sentence per factor on what was done.
+
+    ``observed`` maps a kind of :data:`OBSERVED` to ``(count, median seconds)``. A factor is derived when it has
+    at least :data:`MIN_OBSERVATIONS` observations and its source in ``model`` is still :data:`MEASURED` (a value
+    the user gave wins): ``(median - fetch_seconds) / heartbeat_seconds``, at least 0, so the model prices such a
+    wait at the median observed. Otherwise it is kept, and the sentence says why.
+    """
+    notes: list[str] = []
+    for kind, (field, counted, how) in OBSERVED.items():
+        count, median = observed.get(kind, (0, None))
+        label = f"{count} {counted}" if count != 1 else f"1 {counted.removesuffix('s')}"
+        if count < MIN_OBSERVATIONS or median is None:
+            notes.append(
+                f"{field} kept ({model.source(field)}): the cluster's records show {label} ({how}); "
+                f"at least {MIN_OBSERVATIONS} are needed"
+            )
+            continue
+        if model.source(field) != MEASURED:
+            notes.append(f"{field} kept ({model.source(field)}): given, so not derived from {label}")
+            continue
+        if model.heartbeat_seconds <= 0:
+            notes.append(f"{field} kept ({model.source(field)}): heartbeat_seconds is 0, no factor of it is derived")
+            continue
+        factor = max(median - model.fetch_seconds, 0.0) / model.heartbeat_seconds
+        source = f"the cluster's records ({label}, median {median:g} s)"
+        model = model.with_settings(source, **{field: factor})
+        notes.append(f"{field} = {factor:g} from {source}: {how}")
+    notes.extend(
+        f"{field} kept ({model.source(field)}): not derivable from {_NOT_DERIVABLE_WHY}"
+        for field in _NOT_DERIVABLE_FIELDS
+    )
+    return model, notes

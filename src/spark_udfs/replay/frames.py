@@ -11,14 +11,17 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from assignors.metrics import DEFAULT_PAUSE_MODEL
 from assignors.tables import OUTPUT_COLUMNS
 from spark_udfs.replay.group_replay import STRATEGIES, MemberRow, Row, TopicHistory, replay_group
-from spark_udfs.replay.timing import DEFAULT_TIMING, PauseTiming
+from spark_udfs.replay.timing import PauseTiming
 from spark_udfs.replay.values import is_missing
 from spark_udfs.replay.weights import WeightHistory
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from assignors.metrics import PauseModel
 
 __all__ = ["member_rows", "replay_frame", "rows_to_frame"]
 
@@ -74,8 +77,9 @@ def replay_frame(  # noqa: PLR0913 - the replay's options
     *,
     detail: bool = False,
     weights: WeightHistory | None = None,
-    timing: PauseTiming = DEFAULT_TIMING,
+    timing: PauseModel | PauseTiming = DEFAULT_PAUSE_MODEL,
     errors: Mapping[str | None, str] | None = None,
+    kafka_version: str | None = None,
 ) -> pd.DataFrame:
     """The ``applyInPandas`` body: one group's membership rows in, its output rows out.
 
@@ -95,6 +99,7 @@ def replay_frame(  # noqa: PLR0913 - the replay's options
         weights=weights,
         timing=timing,
         input_error=(errors or {}).get(group_id),
+        kafka_version=kafka_version,
     )
     result = rows_to_frame(output, OUTPUT_COLUMNS)
     if detail:

@@ -42,10 +42,12 @@ from assignors.consumer_group import (
 )
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.metrics import (
+    DEFAULT_PAUSE_MODEL,
+    PauseModel,
     balance,
     check_assignment,
     movement,
-    pause_partition_seconds,
+    rebalance_pause,
     weighted_load,
 )
 from assignors.rebalance import RebalanceResult, preferred_protocol, rebalance
@@ -58,7 +60,7 @@ from spark_udfs.replay.group_input import (
     check_group_id,
     group_snapshots,
 )
-from spark_udfs.replay.timing import DEFAULT_TIMING, PauseTiming
+from spark_udfs.replay.timing import PauseTiming, pause_model
 from spark_udfs.replay.values import is_missing
 from spark_udfs.replay.weights import WeightHistory
 
@@ -84,13 +86,21 @@ ALL_STRATEGIES: tuple[str, ...] = (*STRATEGIES, *SERVER_STRATEGIES)
 """The classic four, then KIP-848's server assignors ``uniform`` and ``consumer-range`` (protocol CONSUMER)."""
 
 
-def strategy_assignor(name: str) -> ConsumerPartitionAssignor:
+def strategy_assignor(name: str, *, kafka_version: str | None = None) -> ConsumerPartitionAssignor:
     """A fresh assignor for any strategy of :data:`ALL_STRATEGIES`.
+
+    ``uniform`` and ``consumer-range`` are Kafka's broker assignors as the broker of ``kafka_version`` runs them
+    (default :data:`assignors.consumer_group.KAFKA_VERSION`, the project's pinned Kafka); the client-side
+    strategies do not depend on the broker's version.
 
     Raises:
         UnknownAssignorError: not a strategy name.
+        ConfigurationError: ``kafka_version`` is not a version number, or one the server strategy is not
+            modelled for.
     """
-    return server_assignor(name) if name in SERVER_STRATEGIES else get_assignor(name)
+    if name in SERVER_STRATEGIES:
+        return server_assignor(name, kafka_version=kafka_version)
+    return get_assignor(name)
 
 
 _WEIGHTED = ("weighted_max_load", "weighted_min_load", "weighted_spread", "weighted_max_mean_ratio")
@@ -117,13 +127,19 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     *,
     detail: bool = False,
     weights: WeightHistory | None = None,
-    timing: PauseTiming = DEFAULT_TIMING,
+    timing: PauseModel | PauseTiming = DEFAULT_PAUSE_MODEL,
     input_error: str | None = None,
+    kafka_version: str | None = None,
 ) -> tuple[list[Row], list[Row]]:
     """Replay one group; returns its output rows and (with ``detail``) its per-member rows.
 
-    Without ``weights`` the weighted columns are null. Bad input never raises: the group's
-    rows carry ``error`` (one row per snapshot and strategy, metrics empty) and no detail.
+    ``pause_partition_seconds`` is :func:`assignors.metrics.rebalance_pause` under ``timing`` (a
+    :class:`~assignors.metrics.PauseModel`; a :class:`~spark_udfs.replay.timing.PauseTiming` is read as one):
+    moved partitions and, per protocol, orphaned ones (a departed member's), every departure priced as a
+    LeaveGroup (the membership table does not say which members crashed). ``kafka_version`` is the broker's, for
+    ``uniform`` and ``consumer-range`` (:func:`strategy_assignor`). Without ``weights`` the weighted columns are
+    null. Bad input never raises: the group's rows carry ``error`` (one row per snapshot and strategy, metrics
+    empty) and no detail.
     ``input_error`` is a fault found in the group's rows before (a value that did not parse):
     the group is not replayed and its rows carry it.
     """
@@ -135,7 +151,8 @@ def replay_group(  # noqa: PLR0913 - the replay's options
         output: list[Row] = []
         members_out: list[Row] = []
         for name in strategies:
-            rows_out, detail_out = _replay_strategy(group, snapshots, name, _Options(detail, weights, timing))
+            options = _Options(detail, weights, pause_model(timing), kafka_version)
+            rows_out, detail_out = _replay_strategy(group, snapshots, name, options)
             output.extend(rows_out)
             members_out.extend(detail_out)
     except (GroupDataError, AssignorError) as error:
@@ -150,7 +167,8 @@ def replay_group(  # noqa: PLR0913 - the replay's options
 class _Options:
     detail: bool
     weights: WeightHistory | None
-    timing: PauseTiming
+    timing: PauseModel
+    kafka_version: str | None
 
 
 def _weighted(snapshot: Snapshot, assignment: Mapping[str, Sequence[TopicPartition]], options: _Options) -> Row:
@@ -170,7 +188,7 @@ def _replay_strategy(
     group_id: str, snapshots: Sequence[Snapshot], name: str, options: _Options
 ) -> tuple[list[Row], list[Row]]:
     detail = options.detail
-    assignor = strategy_assignor(name)
+    assignor = strategy_assignor(name, kafka_version=options.kafka_version)
     if isinstance(assignor, ServerAssignor):
         state = _StrategyState(name, RebalanceProtocol.COOPERATIVE, CONSUMER_PROTOCOL)
     else:
@@ -257,12 +275,12 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
         **_weighted(snapshot, after, options),
         "pause_partition_seconds": 0.0
         if first
-        else pause_partition_seconds(
+        else rebalance_pause(
             state.label,
+            options.timing,
             moved=moves.moved,
             survivors_owned=moves.revoked(RebalanceProtocol.EAGER),
-            rebalance_seconds=options.timing.rebalance_seconds,
-            heartbeat_seconds=options.timing.heartbeat_seconds,
+            orphaned=moves.orphaned,
         ),
     }
     state.row = row

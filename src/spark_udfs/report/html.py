@@ -15,7 +15,7 @@ from spark_udfs.report.charts import distribution_section, group_section, timeli
 from spark_udfs.report.page import SORT_SCRIPT, STYLE, Charts, strategy_styles, table
 from spark_udfs.report.ranking import COLUMN_DEFINITIONS, RANK_KEYS
 from spark_udfs.report.summary import adoption, recommended
-from spark_udfs.report.text import headline
+from spark_udfs.report.text import PAUSE_MODEL_NOTE, headline, implementation, kafka_version
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -55,6 +55,36 @@ def _ranking(summary: Summary) -> str:
         + f'<dl class="defs">{definitions}</dl>'
         + (f'<h3 id="adopting">What adopting each strategy takes</h3><dl class="defs">{steps}</dl>' if steps else "")
     )
+
+
+_PARAMETERS_HEADER = (
+    ("parameter", "the pause model's parameter (assignors.metrics.PauseModel), or the Kafka version"),
+    ("value", "its value: seconds for an interval, heartbeats of its interval for a factor"),
+    ("source", "where the value came from: measured, Kafka's default, your option, or the cluster's records"),
+    ("what it is", "the Kafka setting it stands for, or what the factor counts"),
+)
+
+
+def _timing(summary: Summary) -> str:
+    """The "Timing parameters" section: each parameter's value and source, then what --actual allowed to derive."""
+    rows = [[p.parameter, p.text, p.source, p.setting] for p in summary.parameters]
+    notes = "".join(f"<li>{html.escape(n)}</li>" for n in summary.timing_notes)
+    return (
+        f"<p>{html.escape(PAUSE_MODEL_NOTE[0].upper() + PAUSE_MODEL_NOTE[1:])}.</p>"
+        + table(_PARAMETERS_HEADER, rows, table_id="parameters-table")
+        + (f'<ul id="timing-notes">{notes}</ul>' if notes else "")
+    )
+
+
+def _predicts(summary: Summary) -> str:
+    """Which implementation each strategy's rows predict."""
+    version = kafka_version(summary)
+    items = "".join(
+        f"<dt>{html.escape(s.strategy)}</dt><dd>{html.escape(text)}</dd>"
+        for s in summary.strategies
+        if (text := implementation(s.strategy, version)) is not None
+    )
+    return f'<h3 id="predicts">What each row predicts</h3><dl class="defs">{items}</dl>' if items else ""
 
 
 _BALANCE_HEADER = (
@@ -230,6 +260,8 @@ def render_html(summary: Summary, *, title: str = "Kafka assignor evaluation") -
             notes,
             '<h2 id="ranking">Ranking</h2>',
             ranking,
+            _predicts(summary),
+            *(['<h2 id="timing">Timing parameters</h2>', _timing(summary)] if summary.parameters else []),
             '<h2 id="balance">Which strategy leaves each group worst balanced</h2>',
             _balance(summary),
             '<h2 id="distributions">Distributions</h2>',

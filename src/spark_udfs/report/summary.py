@@ -12,6 +12,8 @@ from spark_udfs.report.ranking import DEFAULT_RANK_BY, StrategySummary
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from spark_udfs.replay.timing import TimingParameter
+
 __all__ = [
     "ADOPTION",
     "DISTRIBUTIONS",
@@ -169,6 +171,8 @@ class Summary:
     balance_group_count: int = 0  # groups whose worst imbalance differs between strategies
     worst_balanced: dict[str, int] = field(default_factory=dict)  # strategy -> groups it leaves worst balanced
     weights_given: bool | None = None  # None: unknown (a summary built by hand)
+    parameters: list[TimingParameter] = field(default_factory=list)  # the pause model's, and the Kafka version
+    timing_notes: list[str] = field(default_factory=list)  # what --actual's records allowed to derive
 
     @property
     def weighted(self) -> bool:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assignors.consumer_group import KAFKA_VERSION
 from assignors.tables import ACTUAL_STRATEGY
+from spark_udfs.replay.timing import KAFKA_VERSION_PARAMETER, parameters_text
 from spark_udfs.report.summary import SHOWN_ERROR_GROUPS, Summary, adoption, recommended
 
 if TYPE_CHECKING:
@@ -12,7 +14,45 @@ if TYPE_CHECKING:
 
     from spark_udfs.report.ranking import StrategySummary
 
-__all__ = ["headline", "render_text"]
+__all__ = ["IMPLEMENTATIONS", "PAUSE_MODEL_NOTE", "headline", "implementation", "kafka_version", "render_text"]
+
+_OURS = "ours, as the kafka-python and aiokafka adapters run it (assignors.kafka_python, assignors.aiokafka)"
+IMPLEMENTATIONS: dict[str, str] = {
+    "range": f"{_OURS}; identical to Kafka's Java RangeAssignor, which Java and librdkafka consumers run",
+    "roundrobin": f"{_OURS}; identical to Kafka's Java RoundRobinAssignor, which Java and librdkafka consumers run",
+    "sticky": (
+        f"{_OURS}; Java consumers run Kafka's StickyAssignor, which ours matches or beats in balance (the two "
+        "can move different partitions)"
+    ),
+    "cooperative-sticky": (
+        f"{_OURS}; Java consumers run Kafka's CooperativeStickyAssignor, which ours matches or beats in balance "
+        "(the two can move different partitions)"
+    ),
+    "weighted-sticky": f"{_OURS}; Kafka has no such assignor",
+    "uniform": "the broker's UniformAssignor (KIP-848) as Kafka {version} runs it, whatever the client",
+    "consumer-range": "the broker's RangeAssignor (KIP-848) as Kafka {version} runs it, whatever the client",
+    ACTUAL_STRATEGY: "the cluster's own recorded assignments",
+}
+"""Which implementation each strategy's rows predict (``{version}``: the Kafka version the replay used)."""
+
+PAUSE_MODEL_NOTE = (
+    "pause_partition_seconds is assignors.metrics.rebalance_pause under these parameters: moved partitions "
+    "and, per protocol, orphaned ones (a departed member's); every departure is priced as a LeaveGroup, the "
+    "membership table does not say which members crashed"
+)
+"""How the pause is priced, said above the timing parameters in both reports."""
+
+
+def kafka_version(summary: Summary) -> str:
+    """The Kafka version the server strategies replayed as (the pinned one for a summary without parameters)."""
+    return next((p.text for p in summary.parameters if p.parameter == KAFKA_VERSION_PARAMETER), KAFKA_VERSION)
+
+
+def implementation(strategy: str, version: str = KAFKA_VERSION) -> str | None:
+    """Which implementation the rows of ``strategy`` predict (None for a name this report does not know)."""
+    text = IMPLEMENTATIONS.get(strategy)
+    return None if text is None else text.format(version=version)
+
 
 _FIGURES: dict[str, tuple[str, str]] = {
     "pause": ("pause", "{:,.0f} partition-seconds"),
@@ -110,6 +150,17 @@ def render_text(summary: Summary) -> str:
         )
     if adopt:
         lines += ["", adopt]
+    if summary.strategies:
+        version = kafka_version(summary)
+        lines += ["", "What each row predicts:"]
+        lines += [
+            f"  {s.strategy}: {text}"
+            for s in summary.strategies
+            if (text := implementation(s.strategy, version)) is not None
+        ]
+    if summary.parameters:
+        lines += ["", "Timing parameters (name, value, source):", *parameters_text(summary.parameters)]
+        lines += [f"  {PAUSE_MODEL_NOTE}", *(f"  {note}" for note in summary.timing_notes)]
     if summary.worst_balanced:
         counts = ", ".join(
             f"{name} {count}" for name, count in sorted(summary.worst_balanced.items(), key=lambda i: (-i[1], i[0]))

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import Cluster, RangeAssignor, RoundRobinAssignor, Subscription
+from assignors.metrics import PauseModel
 from spark_udfs.replay import OUTPUT_COLUMNS, MemberRow, TopicHistory
 from spark_udfs.replay.actual import ActualRow, actual_rows, match_rates, self_check
 from spark_udfs.replay.timing import PauseTiming
@@ -23,6 +24,17 @@ def _at(step: int) -> dt.datetime:
 
 
 HISTORY = TopicHistory([("t", 4, None)])
+ROUND = PauseModel(
+    heartbeat_seconds=3.0,
+    consumer_heartbeat_seconds=0.5,
+    eager_heartbeats=1.0,
+    cooperative_heartbeats=2.0,
+    cooperative_orphan_heartbeats=1.0,
+    consumer_move_heartbeats=1.0,
+    consumer_orphan_heartbeats=1.0,
+    fetch_seconds=0.0,
+)
+"""Round factors: a classic rebalance round is one 3 s heartbeat, a KIP-848 move one 0.5 s heartbeat, no fetch."""
 
 
 def _members(step: int, ids: list[str]) -> list[MemberRow]:
@@ -77,8 +89,8 @@ def test_actual_rows_pinned() -> None:
 @pytest.mark.parametrize(
     ("assignor", "protocol", "pause"),
     [
-        ("range", "EAGER", 12.0),  # a's 4 partitions stop for R = 3 s
-        ("cooperative-sticky", "COOPERATIVE", 6.0),  # t-3 moves: 1 x 2 rounds x 3 s
+        ("range", "EAGER", 12.0),  # a's 4 partitions stop for one 3 s heartbeat
+        ("cooperative-sticky", "COOPERATIVE", 6.0),  # t-3 moves: 1 x 2 heartbeats x 3 s
         ("uniform", "CONSUMER", 0.5),  # t-3 moves: 1 x one heartbeat of 0.5 s
     ],
 )
@@ -87,14 +99,14 @@ def test_actual_rows_weighted_load_topic_spread_and_pause(assignor: str, protoco
 
     Generation 1: a carries 13: max = min = 13, spread 0, ratio 1. Generation 2: a carries
     10 + 1 + 1 = 12 and b 1: spread 11, max/mean 12 / 6.5 = 24/13; t's counts 3 and 1:
-    topic spread 2. The pause uses the evaluation's durations (R = 3 s, H = 0.5 s).
+    topic spread 2. The pause uses the evaluation's model (:data:`ROUND`); without one, the measured model.
     """
     members = _members(0, ["a"]) + _members(1, ["a", "b"])
     actual = _actual(0, 1, assignor, {"a": ["t-0", "t-1", "t-2", "t-3"]}) + _actual(
         1, 2, assignor, {"a": ["t-0", "t-1", "t-2"], "b": ["t-3"]}
     )
     weights = WeightHistory([("t", 0, 10.0, None), ("t", None, 1.0, None)])
-    first, second = actual_rows("g", members, actual, HISTORY, weights=weights, timing=PauseTiming(3.0, 0.5))
+    first, second = actual_rows("g", members, actual, HISTORY, weights=weights, timing=ROUND)
     columns = ("protocol", "moved", "topic_spread", "topic_spread_sum", "pause_partition_seconds")
     assert [first[c] for c in columns] == [protocol, 0, 0, 0, 0.0]
     assert [second[c] for c in columns] == [protocol, 1, 2, 2, pause]
@@ -104,9 +116,14 @@ def test_actual_rows_weighted_load_topic_spread_and_pause(assignor: str, protoco
     assert math.isclose(second["weighted_max_mean_ratio"], 24 / 13)
     unweighted = actual_rows("g", members, actual, HISTORY)  # no weights: null, as for a replayed strategy
     assert all(row[c] is None for row in unweighted for c in weighted)
-    assert (
-        unweighted[1]["pause_partition_seconds"] == {"EAGER": 20.0, "COOPERATIVE": 10.0, "CONSUMER": 5.0}[protocol]
-    )  # R = H = 5 s
+    # the measured model at Kafka's defaults (heartbeat 3 s, KIP-848's 5 s, fetch 0.09 s): EAGER stops a's 4 for
+    # 0.12 heartbeats, a cooperative move waits 0.97 heartbeats, a KIP-848 one 0.65 of the broker's
+    measured = {"EAGER": 4 * (0.12 * 3 + 0.09), "COOPERATIVE": 0.97 * 3 + 0.09, "CONSUMER": 0.65 * 5 + 0.09}
+    assert unweighted[1]["pause_partition_seconds"] == pytest.approx(measured[protocol])
+    # the old two durations, as a model: R = 3 s is the classic heartbeat, H = 0.5 s the broker's
+    legacy = actual_rows("g", members, actual, HISTORY, timing=PauseTiming(3.0, 0.5))
+    old = {"EAGER": 4 * (0.12 * 3 + 0.09), "COOPERATIVE": 0.97 * 3 + 0.09, "CONSUMER": 0.65 * 0.5 + 0.09}
+    assert legacy[1]["pause_partition_seconds"] == pytest.approx(old[protocol])
 
 
 def test_invalid_recorded_assignment_is_flagged() -> None:

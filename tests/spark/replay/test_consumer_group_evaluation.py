@@ -19,7 +19,7 @@ from assignors import (
     parse_topic_partition,
 )
 from assignors.consumer_group import RangeAssignor, UniformAssignor, replay_step
-from assignors.metrics import movement
+from assignors.metrics import PauseModel, movement
 from spark_udfs import MemberRow, TopicHistory, replay_group
 from spark_udfs.replay import ALL_STRATEGIES, STRATEGIES, strategy_assignor
 
@@ -48,39 +48,43 @@ HISTORY = [
     *(MemberRow(at(4), m, ("t",)) for m in "ac"),
 ]
 TOPICS = TopicHistory([("t", 6, None), ("t", 8, at(3))])
+FIVE = PauseModel(
+    consumer_heartbeat_seconds=5.0, consumer_move_heartbeats=1.0, consumer_orphan_heartbeats=0.5, fetch_seconds=0.0
+)
+"""A KIP-848 move waits one 5 s heartbeat, a departed member's partition half of one; no fetch."""
 
 
 def test_histories_by_hand() -> None:
-    """Kafka's rules, worked by hand on one history (R = H = 5 s).
+    """Kafka's rules, worked by hand on one history (:data:`FIVE`: a move 5 s, an orphaned partition 2.5 s).
 
     uniform (the homogeneous builder):
 
     - a, b: a t-0..2, b t-3..5.
     - c joins: quotas 2/2/2; a keeps t-0, t-1, b keeps t-3, t-4; c takes t-2 and t-5: 2 moved,
       2 revoked, 2 heartbeat rounds (the revokers ack, then c takes them), pause 2 x 5 s.
-    - b leaves: t-3, t-4 are orphaned; a takes t-3, c t-4; nothing revoked: 1 round.
+    - b leaves: t-3, t-4 are orphaned; a takes t-3, c t-4; nothing revoked: 1 round; pause 2 x 2.5 s.
     - t grows to 8: quotas 4/4; the new t-6 and t-7 go one each; nothing moves.
     - nothing changes: no rebalance.
 
     consumer-range recomputes contiguous ranges every time:
 
     - c joins: a t-0, t-1; b t-2, t-3; c t-4, t-5: t-2 goes a -> b, t-4 and t-5 b -> c: 3 moved and revoked.
-    - b leaves: a t-0..2, c t-3..5: the orphaned t-2 and t-3 are taken; nothing revoked.
+    - b leaves: a t-0..2, c t-3..5: the orphaned t-2 and t-3 are taken; nothing revoked; pause 2 x 2.5 s.
     - t grows to 8: a t-0..3, c t-4..7: t-3 goes c -> a: 1 moved, 2 rounds, pause 5 s.
     """
-    rows, detail = replay_group("g", HISTORY, TOPICS, ["uniform", "consumer-range"], detail=True)
+    rows, detail = replay_group("g", HISTORY, TOPICS, ["uniform", "consumer-range"], detail=True, timing=FIVE)
     expected = {
         "uniform": [
             ("CONSUMER", 1, True, 0, 0, 0, 1, 3, 3, 0.0),
             ("CONSUMER", 2, True, 2, 0, 2, 2, 2, 2, 10.0),
-            ("CONSUMER", 3, True, 0, 2, 0, 1, 3, 3, 0.0),
+            ("CONSUMER", 3, True, 0, 2, 0, 1, 3, 3, 5.0),
             ("CONSUMER", 4, True, 0, 0, 0, 1, 4, 4, 0.0),
             ("CONSUMER", 4, False, 0, 0, 0, 0, 4, 4, 0.0),
         ],
         "consumer-range": [
             ("CONSUMER", 1, True, 0, 0, 0, 1, 3, 3, 0.0),
             ("CONSUMER", 2, True, 3, 0, 3, 2, 2, 2, 15.0),
-            ("CONSUMER", 3, True, 0, 2, 0, 1, 3, 3, 0.0),
+            ("CONSUMER", 3, True, 0, 2, 0, 1, 3, 3, 5.0),
             ("CONSUMER", 4, True, 1, 0, 1, 2, 4, 4, 5.0),
             ("CONSUMER", 4, False, 0, 0, 0, 0, 4, 4, 0.0),
         ],
@@ -193,7 +197,7 @@ def test_replay_equals_direct_calls(name: str, rows: list[Plain]) -> None:
     """Each snapshot change is one assignor run from the previous target; moved/revoked/rounds follow."""
     history = TopicHistory([(t, c, None) for t, c in COUNTS.items()])
     members = [MemberRow(at(step), member, topics, instance) for step, _, member, topics, instance in rows]
-    out, detail = replay_group("g", members, history, [name], detail=True)
+    out, detail = replay_group("g", members, history, [name], detail=True, timing=FIVE)
     identities = {member: who for _, who, member, _, _ in rows}
     expected = _direct(name, rows)
     assert len(out) == len(expected)
@@ -208,4 +212,4 @@ def test_replay_equals_direct_calls(name: str, rows: list[Plain]) -> None:
         assert tuple(row[f] for f in fields) == tuple(want[f] for f in fields)
         assert row["protocol"] == "CONSUMER"
         assert row["valid"]
-        assert row["pause_partition_seconds"] == row["moved"] * 5.0
+        assert row["pause_partition_seconds"] == row["moved"] * 5.0 + row["orphaned"] * 2.5

@@ -21,7 +21,7 @@ from assignors import (
     get_assignor,
     parse_topic_partition,
 )
-from assignors.metrics import InvalidWeightError, balance, movement, pause_partition_seconds
+from assignors.metrics import InvalidWeightError, PauseModel, balance, movement, rebalance_pause
 from spark_udfs import MemberRow, TopicHistory, replay_group
 from spark_udfs.demo.sample import _Group, _Member, _restart
 from spark_udfs.replay import OUTPUT_COLUMNS, replay_frame, rows_to_frame
@@ -98,22 +98,35 @@ def test_partition_increase_and_valid_from() -> None:
 PAUSE = ("rebalanced", "moved", "revoked", "pause_partition_seconds")
 
 
-def test_pause_cost_by_hand() -> None:
-    """R = 5 s. Range (EAGER): b joins, a's 6 stop: 30; no change: 0; a leaves, b's 3 stop: 15.
+FIVE = PauseModel(
+    heartbeat_seconds=5.0,
+    eager_heartbeats=1.0,
+    cooperative_heartbeats=2.0,
+    cooperative_orphan_heartbeats=0.5,
+    fetch_seconds=0.0,
+)
+"""A classic rebalance stops for one 5 s heartbeat, a cooperative move two, a departed member's partition half."""
 
-    Cooperative-sticky: only the 3 moved partitions stop, for two rounds: 3 * 2 * 5 = 30; the
-    leave moves nothing: 0. With R = 2 s everything scales: 12, 0, 6.
+
+def test_pause_cost_by_hand() -> None:
+    """:data:`FIVE`. Range (EAGER): b joins, a's 6 stop 5 s: 30; no change: 0; a leaves with a LeaveGroup: b's 3
+    stop and a's 3 orphaned wait the same rebalance: 6 x 5 = 30.
+
+    Cooperative-sticky: only the 3 moved partitions stop, for two heartbeats: 3 * 2 * 5 = 30; the
+    leave moves nothing and orphans a's 3, each waiting half a heartbeat: 7.5. The old R = 2 s as a model
+    (:class:`PauseTiming`): the classic heartbeat is 2 s under the measured factors, EAGER 0.12 heartbeats and
+    0.09 s to fetch: (6, then 3 + 3) x 0.33 s.
     """
-    rows, _ = replay_group("g", JOIN_STAY_LEAVE, SIX, ["range", "cooperative-sticky"])
+    rows, _ = replay_group("g", JOIN_STAY_LEAVE, SIX, ["range", "cooperative-sticky"], timing=FIVE)
     assert pick(rows, "range", *PAUSE) == [
         (True, 0, 0, 0.0),
         (True, 3, 6, 30.0),
         (False, 0, 0, 0.0),
-        (True, 0, 3, 15.0),
+        (True, 0, 3, 30.0),
     ]
-    assert [r[3] for r in pick(rows, "cooperative-sticky", *PAUSE)] == [0.0, 30.0, 0.0, 0.0]
+    assert [r[3] for r in pick(rows, "cooperative-sticky", *PAUSE)] == [0.0, 30.0, 0.0, 7.5]
     fast, _ = replay_group("g", JOIN_STAY_LEAVE, SIX, ["range"], timing=PauseTiming(rebalance_seconds=2.0))
-    assert [r["pause_partition_seconds"] for r in fast] == [0.0, 12.0, 0.0, 6.0]
+    assert [r["pause_partition_seconds"] for r in fast] == pytest.approx([0.0, 6 * 0.33, 0.0, 6 * 0.33])
 
 
 def test_topic_spread_by_hand() -> None:
@@ -310,8 +323,8 @@ def test_replay_equals_the_library_snapshot_by_snapshot(name: str, rows: list[Pl
         pause = 0.0
         if previous is not None and row["rebalanced"]:
             m = movement(previous, want)
-            pause = pause_partition_seconds(
-                row["protocol"], moved=m.moved, survivors_owned=m.revoked(RebalanceProtocol.EAGER)
+            pause = rebalance_pause(
+                row["protocol"], moved=m.moved, survivors_owned=m.revoked(RebalanceProtocol.EAGER), orphaned=m.orphaned
             )
         assert row["pause_partition_seconds"] == pause
         previous = want

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 from pathlib import Path
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
+from assignors.metrics import PauseModel
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
 from spark_udfs.report.aggregation import summarize
 from spark_udfs.report.html import render_html
@@ -33,12 +35,20 @@ HISTORY = [
     ("g", at(1), "b", ["o", "p"], None, None),
 ]
 TOPICS = [("o", 3, None), ("p", 3, None)]
+ROUNDS = PauseModel(
+    heartbeat_seconds=5.0,
+    eager_heartbeats=1.0,
+    cooperative_heartbeats=2.0,
+    cooperative_orphan_heartbeats=1.0,
+    fetch_seconds=0.0,
+)
+"""A classic rebalance round is one 5 s heartbeat (a cooperative move takes two), no fetch: round numbers."""
 
 
 def _evaluated(session: SparkSession) -> tuple[DataFrame, DataFrame]:
     membership = session.createDataFrame(HISTORY, ddl(MEMBERSHIP_COLUMNS))
     topics = session.createDataFrame(TOPICS, ddl(TOPICS_COLUMNS))
-    return evaluate_history(membership, topics, strategies=STRATEGIES).cache(), membership
+    return evaluate_history(membership, topics, strategies=STRATEGIES, pause_model=ROUNDS).cache(), membership
 
 
 @pytest.fixture
@@ -55,7 +65,7 @@ def local_evaluation(spark: SparkSession) -> tuple[DataFrame, DataFrame]:
 
 
 def test_ranking_pinned_on_a_small_history(evaluation: tuple[DataFrame, DataFrame]) -> None:
-    """b joins a (6 partitions), R = 5 s. Worked by hand:
+    """b joins a (6 partitions), priced by :data:`ROUNDS`. Worked by hand:
 
     - range: a keeps o-0,1 and p-0,1, b takes o-2, p-2: moved 2; EAGER stops a's 6: pause 30;
       loads 4 and 2: imbalance 4 / 3.
@@ -252,7 +262,9 @@ def test_an_empty_summary_renders() -> None:
 
 
 def test_cli_evaluate_with_weights_rank_by_and_durations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Weights from CSV (empty partition: the whole topic); R = 2 s: range's join pauses a's 6 for 12 p-s."""
+    """Weights from CSV (empty partition: the whole topic). ``--rebalance-seconds 2`` is the classic heartbeat: under
+    the measured factors range's join stops a's 6 for 0.12 heartbeats and a 0.09 s fetch, 6 x 0.33 = 1.98 p-s, and
+    the parameters say where each value came from."""
     from spark_udfs.cli import main
 
     (tmp_path / "m.csv").write_text(
@@ -270,8 +282,32 @@ def test_cli_evaluate_with_weights_rank_by_and_durations(tmp_path: Path, capsys:
     printed = capsys.readouterr().out
     assert "ranked by moved" in printed
     lines = [line.split() for line in printed.splitlines() if line[:1].isdigit() and "groups" not in line]
-    assert [(row[1], row[2]) for row in lines] == [("range", "12"), ("roundrobin", "12")]
+    assert [(row[1], row[2]) for row in lines] == [("range", "1.98"), ("roundrobin", "1.98")]
+    words = [line.split() for line in printed.splitlines()]
+    assert ["heartbeat_seconds", "2", "your", "option", "--rebalance-seconds"] in words
+    assert [
+        "kafka_version",
+        "4.4.0",
+        "the",
+        "project's",
+        "pinned",
+        "Kafka",
+        "(no",
+        "server",
+        "strategy",
+        "was",
+        "replayed)",
+    ] in words
+    written = json.loads((out / "parameters.json").read_text(encoding="utf-8"))
+    assert written[0] == {
+        "parameter": "heartbeat_seconds",
+        "value": 2.0,
+        "text": "2",
+        "source": "your option --rebalance-seconds",
+        "setting": "heartbeat.interval.ms (classic consumers)",
+    }
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "weighted by the weights table" in page
+    assert '<h2 id="timing">Timing parameters</h2>' in page
     with pytest.raises(SystemExit):
         main([*argv[:-2], "--rebalance-seconds", "-1"])

@@ -1,0 +1,125 @@
+"""The evaluation on Spark says which timing parameters it priced the pause with and where each came from, derives
+what ``--actual``'s records allow, and replays ``uniform`` as the ``--kafka-version`` broker runs it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from assignors.tables import PARAMETERS_COLUMNS, column_names
+from spark_udfs.cli import main
+from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
+from spark_udfs.udfs import evaluate_history
+
+pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the JVMs (make unit: --dist loadgroup)
+
+T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive (UTC session)
+
+
+def test_the_kafka_version_decides_uniforms_moves_through_evaluate_history(spark: SparkSession) -> None:
+    """b holds t's 3 partitions, a joins: Kafka 4.4 (KAFKA-18688, the default) moves 1, Kafka 4.0.0 moves 2."""
+    rows = [("g", T0, "b", ["t"], None, None)]
+    rows += [("g", T0 + dt.timedelta(minutes=1), m, ["t"], None, None) for m in "ab"]
+    membership = spark.createDataFrame(rows, ddl(MEMBERSHIP_COLUMNS))
+    topics = spark.createDataFrame([("t", 3, None)], ddl(TOPICS_COLUMNS))
+
+    def moved(version: str | None) -> int:
+        frame = evaluate_history(membership, topics, strategies=["uniform"], kafka_version=version)
+        return int(frame.selectExpr("sum(moved) AS moved").collect()[0]["moved"])
+
+    assert (moved(None), moved("4.0.0")) == (1, 2)
+
+
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        ("4.x", "--kafka-version '4.x': not a Kafka version such as 4.4.0"),
+        (
+            "3.8.0",
+            (
+                "--kafka-version 3.8.0: kafka_version='3.8.0': KIP-848's server range is modelled from Kafka 3.9.0 on "
+                "(KAFKA-16944); 3.7 and 3.8 had a sticky range"
+            ),
+        ),
+    ],
+)
+def test_a_bad_kafka_version_is_one_line_before_spark_starts(
+    version: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["evaluate", "--membership", "m", "--topics", "t", "--out", str(tmp_path / "o"), "--kafka-version", version]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"assignors evaluate: error: {message}\n"
+    assert not (tmp_path / "o").exists()
+
+
+def test_conflicting_timing_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["evaluate", "--membership", "m", "--topics", "t", "--out", str(tmp_path / "o")]
+    assert main([*argv, "--rebalance-seconds", "2", "--heartbeat-interval-ms", "3000"]) == 2
+    assert capsys.readouterr().err == (
+        "assignors evaluate: error: --rebalance-seconds and --heartbeat-interval-ms both set heartbeat_seconds "
+        "(heartbeat.interval.ms (classic consumers)) and disagree; give one\n"
+    )
+
+
+def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A COOPERATIVE group: a holds t-0..9; b joins; generation 2 (at 10 s) revokes t-5..9 from a, generation 3
+    (2.5 s later) gives them to b: 5 hand-overs of 2.5 s, enough to derive cooperative_heartbeats =
+    (2.5 - 0.09 s fetch) / 3 s heartbeat = 0.803333. The membership is the records' own: no rebalance length."""
+    times = ("2026-01-01T12:00:00", "2026-01-01T12:00:10", "2026-01-01T12:00:12.500")
+    (tmp_path / "m.csv").write_text(
+        "group_id,snapshot_ts,member_id,topics\n"
+        f"g,{times[0]},a,t\ng,{times[1]},a,t\ng,{times[1]},b,t\ng,{times[2]},a,t\ng,{times[2]},b,t\n",
+        encoding="utf-8",
+    )
+    first, kept, handed = (
+        ";".join(f"t-{p}" for p in range(10)),
+        ";".join(f"t-{p}" for p in range(5)),
+        "t-5;t-6;t-7;t-8;t-9",
+    )
+    (tmp_path / "a.csv").write_text(
+        "group_id,snapshot_ts,generation,protocol,leader,member_id,assigned\n"
+        f"g,{times[0]},1,cooperative-sticky,a,a,{first}\n"
+        f"g,{times[1]},2,cooperative-sticky,a,a,{kept}\ng,{times[1]},2,cooperative-sticky,a,b,\n"
+        f"g,{times[2]},3,cooperative-sticky,a,a,{kept}\ng,{times[2]},3,cooperative-sticky,a,b,{handed}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "t.csv").write_text("topic,partitions,valid_from\nt,10,\n", encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["evaluate", "--membership", str(tmp_path / "m.csv"), "--topics", str(tmp_path / "t.csv"),
+            "--actual", str(tmp_path / "a.csv"), "--out", str(out), "--strategies", "cooperative-sticky", "uniform",
+            "--kafka-version", "4.0.0", "--consumer-heartbeat-interval-ms", "2000"]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    start = printed.index("Timing parameters (name, value, source):")
+    words = [line.split(maxsplit=2) for line in printed[start + 1 : start + 12]]
+    assert words == [
+        ["heartbeat_seconds", "3", "Kafka's default heartbeat.interval.ms=3000"],
+        ["session_seconds", "45", "Kafka's default session.timeout.ms=45000"],
+        ["consumer_heartbeat_seconds", "2", "your option --consumer-heartbeat-interval-ms"],
+        ["consumer_session_seconds", "45", "Kafka's default group.consumer.session.timeout.ms=45000"],
+        ["eager_heartbeats", "0.12", "measured"],
+        ["cooperative_heartbeats", "0.803333", "the cluster's records (5 cooperative hand-overs, median 2.5 s)"],
+        ["cooperative_orphan_heartbeats", "0.91", "measured"],
+        ["consumer_move_heartbeats", "0.65", "measured"],
+        ["consumer_orphan_heartbeats", "0.62", "measured"],
+        ["fetch_seconds", "0.09", "measured"],
+        ["kafka_version", "4.0.0", "your option --kafka-version"],
+    ]
+    notes = printed[start + 13 :]
+    assert notes[0].startswith("  eager_heartbeats kept (measured): the cluster's records show 0 EAGER rebalances")
+    assert "  uniform: the broker's UniformAssignor (KIP-848) as Kafka 4.0.0 runs it, whatever the client" in printed
+    written = json.loads((out / "parameters.json").read_text(encoding="utf-8"))
+    assert [(r["parameter"], r["text"]) for r in written] == [(w[0], w[1]) for w in words]
+    assert written[-1]["value"] is None
+    table = spark.read.parquet(str(out / "parameters"))
+    assert tuple(table.columns) == column_names(PARAMETERS_COLUMNS)
+    assert table.count() == len(written)
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert '<td class="name">cooperative_heartbeats</td>' in page
+    assert "the cluster&#x27;s records (5 cooperative hand-overs, median 2.5 s)" in page
