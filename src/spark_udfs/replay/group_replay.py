@@ -117,6 +117,7 @@ class _StrategyState:
     assignment: dict[str, tuple[TopicPartition, ...]] | None = None  # identity -> partitions
     received: dict[str, Assignment] | None = None  # identity -> the Assignment those partitions came in
     row: Row | None = None
+    topics: dict[str, tuple[str, ...]] | None = None  # identity -> its subscription at the last rebalance
 
 
 def replay_group(  # noqa: PLR0913 - the replay's options
@@ -136,7 +137,11 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     ``pause_partition_seconds`` is :func:`assignors.metrics.rebalance_pause` under ``timing`` (a
     :class:`~assignors.metrics.PauseModel`; a :class:`~spark_udfs.replay.timing.PauseTiming` is read as one):
     moved partitions and, per protocol, orphaned ones (a departed member's), every departure priced as a
-    LeaveGroup (the membership table does not say which members crashed). ``kafka_version`` is the broker's, for
+    LeaveGroup (the membership table does not say which members crashed), and the partitions of members whose
+    subscription changed priced as rejoining on their own (``rebalance_pause``'s ``rejoined``). Each snapshot change
+    is one rebalance, as the table records it (``make calibrate`` measured a deploy wave both ways: the broker
+    sometimes merges its leaves and joins into one rebalance, sometimes not; one per change predicts moved and
+    revoked better, docs/calibration.md). ``kafka_version`` is the broker's, for
     ``uniform`` and ``consumer-range`` (:func:`strategy_assignor`). Without ``weights`` the weighted columns are
     null. Bad input never raises: the group's rows carry ``error`` (one row per snapshot and strategy, metrics
     empty) and no detail.
@@ -243,6 +248,16 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
     final = result.assignment
     after = {identity: final[member_id].partitions for member_id, identity in identities.items()}
     moves = movement(before, after, members_after=after.keys())
+    survivors_owned = moves.revoked(RebalanceProtocol.EAGER)
+    topics_now = {identity: tuple(subscription.topics) for identity, subscription in by_identity.items()}
+    topics_before = state.topics or {}
+    # the members whose subscription changed rejoin on their own: their partitions wait as a leaver's do
+    rejoined = sum(
+        len(before.get(identity, ()))
+        for identity, topics in topics_now.items()
+        if identity in topics_before and topics_before[identity] != topics
+    )
+    state.topics = topics_now
     loads = balance(after, by_identity)
     valid = not check_assignment(cluster, subscriptions, final)
     first = state.assignment is None
@@ -279,8 +294,9 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
             state.label,
             options.timing,
             moved=moves.moved,
-            survivors_owned=moves.revoked(RebalanceProtocol.EAGER),
+            survivors_owned=survivors_owned,
             orphaned=moves.orphaned,
+            rejoined=min(rejoined, survivors_owned),
         ),
     }
     state.row = row

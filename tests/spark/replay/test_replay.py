@@ -313,6 +313,7 @@ def test_replay_equals_the_library_snapshot_by_snapshot(name: str, rows: list[Pl
     expected = _direct(name, rows)
     stamps = sorted({r[0] for r in rows})
     previous: dict[str, tuple[TopicPartition, ...]] | None = None
+    last: dict[str, tuple[str, ...]] = {}  # each member's topics at the last rebalance
     for ts, want, row in zip(stamps, expected, out, strict=True):
         got = {d["member"]: sorted(parse_topic_partition(p) for p in d["partitions"]) for d in detail
                if d["snapshot_ts"] == ts}  # fmt: skip
@@ -323,10 +324,20 @@ def test_replay_equals_the_library_snapshot_by_snapshot(name: str, rows: list[Pl
         pause = 0.0
         if previous is not None and row["rebalanced"]:
             m = movement(previous, want)
+            survivors = m.revoked(RebalanceProtocol.EAGER)
+            # members whose subscription changed since the last rebalance rejoin on their own
+            changed = [m for m, topics in subscriptions.items() if set(last.get(m, topics)) != set(topics)]
+            rejoined = sum(len(previous.get(member, ())) for member in changed)
             pause = rebalance_pause(
-                row["protocol"], moved=m.moved, survivors_owned=m.revoked(RebalanceProtocol.EAGER), orphaned=m.orphaned
+                row["protocol"],
+                moved=m.moved,
+                survivors_owned=survivors,
+                orphaned=m.orphaned,
+                rejoined=min(rejoined, survivors),
             )
         assert row["pause_partition_seconds"] == pause
+        if row["rebalanced"]:
+            last = subscriptions
         previous = want
 
 
