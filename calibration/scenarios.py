@@ -174,9 +174,9 @@ SCENARIOS: tuple[Scenario, ...] = (
         "deploy wave: 3 of 6 members replaced at once",
         _base(MEMBERS),
         ((*(("stop", f"m{i}") for i in range(3, 6)), *(("start", f"n{i}", "a,b", "") for i in range(3, 6))),),
-        notes="the membership table has one snapshot for the wave; the broker sees the leaves first (a LeaveGroup "
-        "is sent at close) and the joins after the new members' start-up: the replay prices it as those two "
-        "rebalances (the orphans go to the survivors, then move to the new members); a new member that starts "
-        "slower than the others makes a third",
+        notes="the membership table has one snapshot for the wave, replayed as one rebalance; the broker often sees "
+        "the leaves first (a LeaveGroup is sent at close) and the joins after the new members' start-up, so it runs "
+        "two or three, and in some runs one: replayed as the leaves then the joins (`predict(..., sequence=True)`) "
+        "it scored 38 rows within 25% instead of 37 and matched moved and revoked in 2 fewer rows",
     ),
 )

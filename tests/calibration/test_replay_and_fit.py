@@ -69,16 +69,17 @@ def test_a_step_that_changes_nothing_does_not_rebalance() -> None:
     assert (found.moved, found.revoked, found.pause_before, found.pause_after) == (0, 0, 0.0, 0.0)
 
 
-def test_a_deploy_wave_is_two_rebalances() -> None:
-    """range over a, b, c (0-1, 2-3, 4-5); c leaves and d joins in one snapshot change: the broker sees the leave
-    first (a takes 0-2, b 3-5), then the join (a 0-1, b 2-3, d 4-5)."""
+def test_a_deploy_wave_is_two_rebalances_in_sequence() -> None:
+    """range over a, b, c (0-1, 2-3, 4-5); c leaves and d joins in one snapshot change: with ``sequence`` the broker
+    sees the leave first (a takes 0-2, b 3-5), then the join (a 0-1, b 2-3, d 4-5); by default (the evaluation's
+    replay) one rebalance."""
     steps = [
         _step({"a": [0, 1], "b": [2, 3], "c": [4, 5]}, measured=False),
         _step({"a": [0, 1], "b": [2, 3], "d": [4, 5]}, measured=True),
     ]
     run = {"product": "range", "steps": steps}
     model = model_for(SETTINGS_JSON)
-    (wave,) = predict(run, model)
+    (wave,) = predict(run, model, sequence=True)
     assert wave.rebalances == 2
     # the step as a whole: c's 2 partitions orphaned, nothing moved between survivors; revoked: every survivor's
     # partitions, twice (EAGER revokes everything in each rebalance)
@@ -86,7 +87,7 @@ def test_a_deploy_wave_is_two_rebalances() -> None:
     leave = rebalance_pause("EAGER", model, moved=1, survivors_owned=4, orphaned=2)
     join = rebalance_pause("EAGER", model, moved=2, survivors_owned=6)
     assert wave.pause_after == pytest.approx(leave + join)
-    (single,) = predict(run, model, sequence=False)
+    (single,) = predict(run, model)
     assert single.rebalances == 1
     assert single.pause_after == pytest.approx(rebalance_pause("EAGER", model, moved=0, survivors_owned=4, orphaned=2))
     assert single.same_assignment is wave.same_assignment is True
