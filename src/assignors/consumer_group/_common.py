@@ -169,41 +169,46 @@ class ServerAssignor(abc.ABC):
 
 def previous_targets(
     order: Sequence[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
-) -> tuple[list[list[TopicPartition]], dict[Topic, list[int]]]:
+) -> tuple[list[tuple[TopicPartition, ...]], dict[Topic, list[int]]]:
     """Each member's previous target (its ``owned_partitions``), as the assignor may start from it.
 
     Returns, per member in ``order``, its previous partitions sorted, keeping only topics
-    the member subscribes to that have metadata and partitions that exist; and per topic
-    of ``counts`` the owner of each partition as a position in ``order`` (-1 for none).
-    Kafka's targets never overlap; when the input claims a partition for two members
-    anyway, the first in ``order`` keeps it.
+    the member subscribes to that have metadata and partitions that exist (a valid target is
+    its ``owned_partitions`` tuple itself, not a copy); and per topic of ``counts`` the owner
+    of each partition as a position in ``order`` (-1 for none). Kafka's targets never overlap;
+    when the input claims a partition for two members anyway, the first in ``order`` keeps it.
     """
     owners = {topic: [-1] * count for topic, count in counts.items()}
-    current: list[list[TopicPartition]] = []
-    views: dict[tuple[Topic, ...], dict[Topic, list[int]]] = {}  # one per distinct subscription
+    current: list[tuple[TopicPartition, ...]] = []
+    subscribed: dict[tuple[Topic, ...], frozenset[Topic]] = {}  # one per distinct subscription
     for index, member in enumerate(order):
         subscription = subscriptions[member]
         owned = subscription.owned_partitions
         if not owned:  # a new member, or a fresh group
-            current.append([])
+            current.append(owned)
             continue
-        view = views.get(subscription.topics)
-        if view is None:
-            view = views[subscription.topics] = {t: owners[t] for t in subscription.topics if t in owners}
-        try:  # the common case, all valid, at C speed: an unsubscribed topic or a partition past the count raises
-            _own(view, owned, index)
-            current.append(list(owned))
-        except (KeyError, IndexError):
-            mine = [tp for tp in owned if tp[0] in view and tp[1] < counts[tp[0]]]
-            _own(view, mine, index)
-            current.append(mine)
+        topics = subscribed.get(subscription.topics)
+        if topics is None:
+            topics = subscribed[subscription.topics] = frozenset(subscription.topics)
+        if topics.issuperset(map(itemgetter(0), owned)):
+            # The common case, all valid, at C speed: a topic without metadata or a partition past its count raises.
+            try:
+                _own(owners, owned, index)
+                current.append(owned)
+                continue
+            except (KeyError, IndexError):
+                pass
+        mine = tuple(tp for tp in owned if tp[0] in topics and tp[0] in owners and tp[1] < counts[tp[0]])
+        _own(owners, mine, index)
+        current.append(mine)
     listed = sum(map(len, current))
     if listed == sum(len(o) - o.count(-1) for o in owners.values()):
         return current, owners
     for index in reversed(range(len(current))):  # double claims: the first member in order wins
         _own(owners, current[index], index)
     for index, mine in enumerate(current):
-        current[index] = [tp for tp in mine if owners[tp[0]][tp[1]] == index]
+        if any(owners[tp[0]][tp[1]] != index for tp in mine):
+            current[index] = tuple(tp for tp in mine if owners[tp[0]][tp[1]] == index)
     return current, owners
 
 

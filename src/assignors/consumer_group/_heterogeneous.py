@@ -13,7 +13,7 @@ from assignors._builtin.sticky.claims import State
 from assignors.consumer_group._common import cached_partitions, free_partitions
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from assignors._core.model import MemberId, Topic, TopicPartition
 
@@ -72,7 +72,7 @@ def _fill(sizes: list[int], members: Sequence[int], free: int) -> list[int]:
 def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' names and topics
     subscribers: Mapping[Topic, Sequence[int]],
     counts: Mapping[Topic, int],
-    current: list[list[TopicPartition]],
+    current: list[tuple[TopicPartition, ...]],
     owners: Mapping[Topic, list[int]],
     *,
     members: Sequence[MemberId],
@@ -98,7 +98,7 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
             topic (:func:`_restore`); False is Kafka's result.
     """
     sizes = list(map(len, current))
-    result = [list(mine) for mine in current]
+    result: list[list[TopicPartition] | tuple[TopicPartition, ...]] = list(current)  # a list once it changes
 
     def rank(topic: Topic) -> tuple[float, int, Topic]:
         subs = len(subscribers[topic])
@@ -116,7 +116,8 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
             cache = cached_partitions(topic, counts[topic])
             added.extend(cache[: free.stop] if isinstance(free, range) else map(cache.__getitem__, free))
             added_owners.extend(given)
-    _distribute(added, added_owners, result)
+    if added:
+        _distribute(added, added_owners, result)
     filled = sizes[:]  # the loads after the fill, before balancing
     moves = _balance([t for t in topics if len(subscribers[t]) > 1], subscribers, owners, sizes)
     moved: set[int] = set()
@@ -126,13 +127,28 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
         moved = _apply_moves(moves, owners, result, counts)
     if topics_of is not None and _most_even(members, topics_of, current, result):
         return list(result)
-    # A member that gained nothing holds its previous target, sorted; one that had none and gained only in the
-    # fill holds its partitions in the topics' order, sorted too when that is the names' order: handed back as
-    # tuples, they are not sorted again.
-    in_name_order = all(a < b for a, b in pairwise(topics))
+    return _sorted_where_known(result, current, filled, moved, in_name_order=all(a < b for a, b in pairwise(topics)))
+
+
+def _sorted_where_known(
+    result: list[list[TopicPartition] | tuple[TopicPartition, ...]],
+    current: list[tuple[TopicPartition, ...]],
+    filled: list[int],
+    moved: set[int],
+    *,
+    in_name_order: bool,
+) -> list[list[TopicPartition] | tuple[TopicPartition, ...]]:
+    """``result`` with the targets known sorted as tuples (not sorted again), the others as lists.
+
+    A member nothing touched holds its previous target as it is; one that gained nothing but kept all of it holds
+    it sorted; one that had none and gained only in the fill holds its partitions in the topics' order, sorted too
+    when that is the names' order.
+    """
     targets: list[list[TopicPartition] | tuple[TopicPartition, ...]] = []
     for member, (mine, was) in enumerate(zip(result, current, strict=True)):
-        if member not in moved and (filled[member] == len(was) or (in_name_order and not was)):
+        if type(mine) is tuple:
+            targets.append(mine)
+        elif member not in moved and (filled[member] == len(was) or (in_name_order and not was)):
             targets.append(tuple(mine))
         else:
             targets.append(mine)
@@ -142,8 +158,8 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
 def _most_even(
     members: Sequence[MemberId],
     topics_of: Sequence[frozenset[Topic]],
-    current: list[list[TopicPartition]],
-    result: list[list[TopicPartition]],
+    current: list[tuple[TopicPartition, ...]],
+    result: list[list[TopicPartition] | tuple[TopicPartition, ...]],
 ) -> bool:
     """Hand partitions along chains of subscribers until the loads have the smallest sum of squares; True if it did.
 
@@ -226,9 +242,15 @@ def _exchange(now: list[int], was: list[int], touched: list[int]) -> list[tuple[
     return given
 
 
-def _distribute(added: list[TopicPartition], owners: list[int], result: list[list[TopicPartition]]) -> None:
-    """Append ``added[i]`` to ``result[owners[i]]``, at C speed (each append is a bound method called by ``map``)."""
-    appends = [partitions.append for partitions in result]
+def _distribute(
+    added: list[TopicPartition], owners: list[int], result: list[list[TopicPartition] | tuple[TopicPartition, ...]]
+) -> None:
+    """Append ``added[i]`` to ``result[owners[i]]``, at C speed (each append is a bound method called by ``map``);
+    a gainer's previous target (a tuple) becomes a list first."""
+    appends: dict[int, Callable[[TopicPartition], None]] = {}
+    for member in set(owners):
+        mine = result[member] = list(result[member])
+        appends[member] = mine.append
     deque(map(call, map(appends.__getitem__, owners), added), maxlen=0)
 
 
@@ -323,7 +345,7 @@ def _balance_topic(  # noqa: C901, PLR0912, PLR0915 - Kafka's balancer inlined: 
 def _apply_moves(
     moves: Mapping[tuple[Topic, int], int],
     owners: Mapping[Topic, list[int]],
-    result: list[list[TopicPartition]],
+    result: list[list[TopicPartition] | tuple[TopicPartition, ...]],
     counts: Mapping[Topic, int],
 ) -> set[int]:
     """Take each moved partition from the list of its owner before balancing and give it to its final owner.
@@ -331,13 +353,15 @@ def _apply_moves(
     Returns the members whose lists changed.
     """
     removed: dict[int, set[tuple[Topic, int]]] = {}
-    touched: set[int] = set()
+    gained: dict[int, list[TopicPartition]] = {}
     for (topic, partition), before in sorted(moves.items()):
         after = owners[topic][partition]
         if after != before:
             removed.setdefault(before, set()).add((topic, partition))
-            result[after].append(cached_partitions(topic, counts[topic])[partition])
-            touched.add(after)
+            gained.setdefault(after, []).append(cached_partitions(topic, counts[topic])[partition])
     for member, gone in removed.items():
         result[member] = [tp for tp in result[member] if tp not in gone]
-    return touched | removed.keys()
+    for member, more in gained.items():
+        mine = result[member]
+        result[member] = mine + more if type(mine) is list else [*mine, *more]
+    return gained.keys() | removed.keys()

@@ -195,17 +195,27 @@ class EvenUniformAssignor(UniformAssignor):
 def _subscribers(counts: Mapping[Topic, int], topic_lists: list[tuple[Topic, ...]]) -> dict[Topic, list[int]]:
     """Each topic of ``counts`` that somebody subscribes to, with its subscribers' positions ascending.
 
-    One list append per member and subscribed topic, at C speed; a subscription's topics with metadata are looked up
-    once per distinct subscription.
+    One list append per member and subscribed topic, at C speed: each topic's bound ``append`` looked up by name
+    (a topic without metadata finds a sink), so KIP-1263's 1,000 distinct subscriptions of 100 topics each cost
+    100,000 C calls and no bytecode per topic.
     """
     positions: dict[Topic, list[int]] = {topic: [] for topic in counts}
-    appends: dict[tuple[Topic, ...], list[Callable[[int], None]]] = {}
+    appends = _Appends({topic: members.append for topic, members in positions.items()})
     for position, topics in enumerate(topic_lists):
-        calls = appends.get(topics)
-        if calls is None:
-            calls = appends[topics] = [positions[t].append for t in topics if t in positions]
-        deque(map(call, calls, repeat(position)), maxlen=0)
+        deque(map(call, map(appends.__getitem__, topics), repeat(position)), maxlen=0)
     return {topic: members for topic, members in positions.items() if members}
+
+
+class _Appends(dict[str, "Callable[[int], None]"]):
+    """Topic -> its subscriber list's ``append``; a topic without metadata gets a sink that keeps nothing."""
+
+    __slots__ = ()
+
+    def __missing__(self, topic: Topic) -> Callable[[int], None]:
+        return _SINK
+
+
+_SINK: Final[Callable[[int], None]] = deque[int](maxlen=0).append
 
 
 def _table_size(capacity: int) -> int:
