@@ -180,27 +180,33 @@ def previous_targets(
     """
     owners = {topic: [-1] * count for topic, count in counts.items()}
     current: list[tuple[TopicPartition, ...]] = []
-    subscribed: dict[tuple[Topic, ...], frozenset[Topic]] = {}  # one per distinct subscription
+    # Per distinct subscription: at its first member its topics as a set (cheap when each member has its own, as in
+    # KIP-1263's shape), from its second on a view of the owners arrays it may write (its members' partitions then
+    # checked by the writes themselves, with no pass of their own).
+    seen: dict[tuple[Topic, ...], frozenset[Topic] | dict[Topic, list[int] | None]] = {}
     for index, member in enumerate(order):
         subscription = subscriptions[member]
         owned = subscription.owned_partitions
         if not owned:  # a new member, or a fresh group
             current.append(owned)
             continue
-        topics = subscribed.get(subscription.topics)
-        if topics is None:
-            topics = subscribed[subscription.topics] = frozenset(subscription.topics)
-        if topics.issuperset(map(itemgetter(0), owned)):
-            # The common case, all valid, at C speed: a topic without metadata or a partition past its count raises.
-            try:
-                _own(owners, owned, index)
-                current.append(owned)
-                continue
-            except (KeyError, IndexError):
-                pass
-        mine = tuple(tp for tp in owned if tp[0] in topics and tp[0] in owners and tp[1] < counts[tp[0]])
-        _own(owners, mine, index)
-        current.append(mine)
+        topics = subscription.topics
+        known = seen.get(topics)
+        if known is None:
+            known = seen[topics] = frozenset(topics)
+            view: Mapping[Topic, list[int] | None] = owners if known.issuperset(map(itemgetter(0), owned)) else {}
+        elif type(known) is frozenset:  # None for a topic without metadata, built at C speed
+            view = seen[topics] = dict(zip(topics, map(owners.get, topics), strict=True))
+        else:
+            view = known  # type: ignore[assignment] # the dict
+        try:  # the common case, all valid, at C speed: an unsubscribed topic, one without metadata or a partition
+            # past its count raises
+            _own(view, owned, index)  # type: ignore[arg-type] # None raises TypeError, handled below
+            current.append(owned)
+        except (KeyError, TypeError, IndexError):
+            mine = tuple(tp for tp in owned if tp[0] in known and tp[0] in owners and tp[1] < counts[tp[0]])
+            _own(owners, mine, index)
+            current.append(mine)
     listed = sum(map(len, current))
     if listed == sum(len(o) - o.count(-1) for o in owners.values()):
         return current, owners
