@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
-from itertools import compress, pairwise, repeat
+from itertools import filterfalse, pairwise, repeat
 from operator import add, call, setitem
 from typing import TYPE_CHECKING, Final
 
@@ -124,7 +124,7 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
     if moves:
         if restore:
             _restore(moves, owners, before)
-        moved = _apply_moves(moves, owners, result, counts)
+        moved = _apply_moves(moves, owners, result, counts, in_order=restore or topics_of is not None)
     if topics_of is not None and _most_even(members, topics_of, current, result):
         return list(result)
     return _sorted_where_known(result, current, filled, moved, in_name_order=all(a < b for a, b in pairwise(topics)))
@@ -269,7 +269,7 @@ def _balance(
     last_moved = -1
     levels: _Levels | None = None
     for sweep in range(MAX_ITERATION_COUNT):
-        if sweep:
+        if sweep and last_moved:  # (a pass that moved nothing at all ends at the first topic: no masks needed)
             levels = _Levels.of(topics, subscribers, sizes) if levels is None else levels.refreshed(sizes)
         for index, topic in enumerate(topics):
             if index == last_moved:
@@ -363,16 +363,19 @@ def _balance_topic(  # noqa: C901, PLR0912, PLR0913, PLR0915 - Kafka's balancer 
         loads = list(map(sizes.__getitem__, members))
         if max(loads) - min(loads) <= 1:  # balanced: skip sorting the subscribers
             return 0
-    order = sorted(members, key=sizes.__getitem__)  # stable: ties stay in index order
-    keys = list(map(sizes.__getitem__, order))  # the loads as the pass began: still so in [least_end, most_start)
+    load = sizes.__getitem__
+    order = sorted(members, key=load)  # stable: ties stay in index order
     count = len(order)
     least_end, least_level, next_least = 0, sizes[order[0]] - 1, 0
     most_start = most_end = count
     most_level, next_most = sizes[order[-1]] + 1, count - 1
-    held = owners[:]  # as this topic's pass began: what each giver may give
-    holders = set(held)  # most subscribers of a many-topics group hold nothing of one topic: excluded at a glance
-    left: dict[int, list[int]] = {}  # a giver's partitions not given yet, ascending
-    mine: list[int] | None = None
+    # What each giver may give: its partitions as this topic's pass began, highest-numbered first (the snapshot
+    # reversed, searched at C speed from where the giver's last one was). Most subscribers of a many-topics group
+    # hold nothing of a given topic: excluded at a set lookup.
+    held = owners[::-1]
+    holders = set(held)
+    after: dict[int, int] = {}  # a giver's next place to search in held
+    found = 0
     moved = 0
     while most_level - least_level > 1:
         giver = -1
@@ -382,8 +385,9 @@ def _balance_topic(  # noqa: C901, PLR0912, PLR0913, PLR0915 - Kafka's balancer 
                     most_level = sizes[order[most_start - 1]]  # emptied by exclusions: restart below
                 else:
                     most_level -= 1
-                if most_start > least_end and keys[most_start - 1] == most_level:  # untouched: bisect
-                    most_start = bisect_left(keys, most_level, least_end, most_start)
+                # Between the ranges the loads are as the pass began (sorted): bisection finds the members of a level.
+                if most_start > least_end and sizes[order[most_start - 1]] == most_level:
+                    most_start = bisect_left(order, most_level, least_end, most_start, key=load)
                 while most_start > 0 and sizes[order[most_start - 1]] == most_level:
                     most_start -= 1
                 next_most = most_end - 1
@@ -393,21 +397,22 @@ def _balance_topic(  # noqa: C901, PLR0912, PLR0913, PLR0915 - Kafka's balancer 
             giver = order[next_most]
             next_most -= 1
             if giver in holders:
-                mine = left.get(giver)
-                if mine is None:
-                    mine = left[giver] = list(compress(range(len(held)), map(giver.__eq__, held)))
-                if mine:
+                try:
+                    found = held.index(giver, after.get(giver, 0))
                     break
+                except ValueError:
+                    holders.discard(giver)  # all given
             here, last = next_most + 1, most_end - 1  # exclude_most_loaded
             order[here], order[last] = order[last], order[here]
             most_end -= 1
         if giver == -1:
             break
-        partition = mine.pop()  # type: ignore[union-attr] # its highest-numbered first: a giver has some
+        after[giver] = found + 1
+        partition = len(held) - 1 - found
         if next_least >= least_end:  # next_least_loaded
             least_level += 1
-            if least_end < most_start and keys[least_end] == least_level:  # untouched: bisect
-                least_end = bisect_right(keys, least_level, least_end, most_start)
+            if least_end < most_start and sizes[order[least_end]] == least_level:  # as above
+                least_end = bisect_right(order, least_level, least_end, most_start, key=load)
             while least_end < count and sizes[order[least_end]] == least_level:
                 least_end += 1
             next_least = 0
@@ -430,20 +435,25 @@ def _apply_moves(
     owners: Mapping[Topic, list[int]],
     result: list[list[TopicPartition] | tuple[TopicPartition, ...]],
     counts: Mapping[Topic, int],
+    *,
+    in_order: bool,
 ) -> set[int]:
     """Take each moved partition from the list of its owner before balancing and give it to its final owner.
+
+    ``in_order``: a member's gains are appended in (topic, partition) order, for the most-even step that reads the
+    lists; otherwise in the order they moved (the targets are sorted anyway).
 
     Returns the members whose lists changed.
     """
     removed: dict[int, set[tuple[Topic, int]]] = {}
     gained: dict[int, list[TopicPartition]] = {}
-    for (topic, partition), before in sorted(moves.items()):
+    for (topic, partition), before in sorted(moves.items()) if in_order else moves.items():
         after = owners[topic][partition]
         if after != before:
             removed.setdefault(before, set()).add((topic, partition))
             gained.setdefault(after, []).append(cached_partitions(topic, counts[topic])[partition])
     for member, gone in removed.items():
-        result[member] = [tp for tp in result[member] if tp not in gone]
+        result[member] = list(filterfalse(gone.__contains__, result[member]))
     for member, more in gained.items():
         mine = result[member]
         result[member] = mine + more if type(mine) is list else [*mine, *more]
