@@ -183,7 +183,7 @@ def previous_targets(
     # Per distinct subscription: at its first member its topics as a set (cheap when each member has its own, as in
     # KIP-1263's shape), from its second on a view of the owners arrays it may write (its members' partitions then
     # checked by the writes themselves, with no pass of their own).
-    seen: dict[tuple[Topic, ...], frozenset[Topic] | dict[Topic, list[int] | None]] = {}
+    seen: dict[int, frozenset[Topic] | dict[Topic, list[int] | None]] = {}  # by id(topics), alive: no hashing
     for index, member in enumerate(order):
         subscription = subscriptions[member]
         owned = subscription.owned_partitions
@@ -191,12 +191,12 @@ def previous_targets(
             current.append(owned)
             continue
         topics = subscription.topics
-        known = seen.get(topics)
+        known = seen.get(id(topics))
         if known is None:
-            known = seen[topics] = frozenset(topics)
+            known = seen[id(topics)] = frozenset(topics)
             view: Mapping[Topic, list[int] | None] = owners if known.issuperset(map(itemgetter(0), owned)) else {}
         elif type(known) is frozenset:  # None for a topic without metadata, built at C speed
-            view = seen[topics] = dict(zip(topics, map(owners.get, topics), strict=True))
+            view = seen[id(topics)] = dict(zip(topics, map(owners.get, topics), strict=True))
         else:
             view = known  # type: ignore[assignment] # the dict
         try:  # the common case, all valid, at C speed: an unsubscribed topic, one without metadata or a partition

@@ -47,15 +47,15 @@ def _fill(sizes: list[int], members: Sequence[int], free: int) -> list[int]:
     partition, but each run of cycles at one range width is built at once: the range's members
     repeated.
     """
-    order = sorted(members, key=sizes.__getitem__)  # stable: ties stay in index order
-    keys = list(map(sizes.__getitem__, order))  # the sizes before: members past the range keep theirs
+    load = sizes.__getitem__
+    order = sorted(members, key=load)  # stable: ties stay in index order
     count = len(order)
-    level = keys[0]
+    level = load(order[0])
     end = 0
     owners: list[int] = []
-    while len(owners) < free:
-        end = bisect_right(keys, level, end)
-        cycles = keys[end] - level if end < count else -(-(free - len(owners)) // end)
+    while len(owners) < free:  # members past the range keep their sizes: bisected as they were
+        end = bisect_right(order, level, end, key=load)
+        cycles = load(order[end]) - level if end < count else -(-(free - len(owners)) // end)
         take = min(cycles * end, free - len(owners))
         full, partial = divmod(take, end)
         ranged = order[:end]
