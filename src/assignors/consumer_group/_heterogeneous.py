@@ -268,19 +268,32 @@ def _balance(
     moves: dict[tuple[Topic, int], int] = {}
     last_moved = -1
     levels: _Levels | None = None
+    balanced: set[int] = set()  # subscriber lists (by id: topics sharing one) found balanced since the last move
     for sweep in range(MAX_ITERATION_COUNT):
         if sweep and last_moved:  # (a pass that moved nothing at all ends at the first topic: no masks needed)
             levels = _Levels.of(topics, subscribers, sizes) if levels is None else levels.refreshed(sizes)
         for index, topic in enumerate(topics):
             if index == last_moved:
                 return moves
-            if levels is not None and levels.balanced(topic):
-                moved = 0
-            else:
-                moved = _balance_topic(topic, subscribers[topic], owners[topic], sizes, moves, levels=levels)
+            members = subscribers[topic]
+            moved = 0
+            if id(members) in balanced:
+                pass
+            elif levels is None and _within_one(sizes, members):
+                balanced.add(id(members))
+            elif levels is None or not levels.balanced(topic):
+                moved = _balance_topic(topic, members, owners[topic], sizes, moves, levels=levels)
+                if moved:
+                    balanced.clear()
             if moved or last_moved == -1:
                 last_moved = index
     return moves
+
+
+def _within_one(sizes: list[int], members: Sequence[int]) -> bool:
+    """Whether the loads of ``members`` are within one of each other."""
+    loads = list(map(sizes.__getitem__, members))
+    return max(loads) - min(loads) <= 1
 
 
 _LEVELS_SPREAD: Final = 64
@@ -357,12 +370,8 @@ def _balance_topic(  # noqa: C901, PLR0912, PLR0913, PLR0915 - Kafka's balancer 
     rising and members of that load joining once all have; a most loaded range mirroring it from the right, from
     which a member with no partition of the topic left to give is excluded (swapped past ``most_end``). Each giver
     gives its highest-numbered partition of the topic first; it stops when the levels are within one.
-    ``levels``: told balanced or not already; kept up to date with the moves.
+    The caller has found the topic unbalanced; ``levels`` are kept up to date with the moves.
     """
-    if levels is None:
-        loads = list(map(sizes.__getitem__, members))
-        if max(loads) - min(loads) <= 1:  # balanced: skip sorting the subscribers
-            return 0
     load = sizes.__getitem__
     order = sorted(members, key=load)  # stable: ties stay in index order
     count = len(order)
