@@ -254,7 +254,7 @@ def _distribute(
     deque(map(call, map(appends.__getitem__, owners), added), maxlen=0)
 
 
-def _balance(
+def _balance(  # noqa: C901, PLR0912 - the passes' loop, Levels.balanced inlined
     topics: list[Topic], subscribers: Mapping[Topic, Sequence[int]], owners: Mapping[Topic, list[int]], sizes: list[int]
 ) -> dict[tuple[Topic, int], int]:
     """Kafka's ``balanceTopics``: passes over ``topics`` until a whole cycle moves nothing, at most 16.
@@ -279,12 +279,21 @@ def _balance(
             moved = 0
             if id(members) in balanced:
                 pass
-            elif levels is None and _within_one(sizes, members):
-                balanced.add(id(members))
-            elif levels is None or not levels.balanced(topic):
-                moved = _balance_topic(topic, members, owners[topic], sizes, moves, levels=levels)
-                if moved:
-                    balanced.clear()
+            elif levels is None:
+                if _within_one(sizes, members):
+                    balanced.add(id(members))
+                else:
+                    moved = _balance_topic(topic, members, owners[topic], sizes, moves)
+            else:  # levels.balanced(topic), inlined: the check most visits end at
+                mask = levels.topic_masks[topic]
+                at_least = levels.at_least
+                level = levels.floor - levels.base
+                while mask & at_least[level + 1] == mask:
+                    level += 1
+                if mask & at_least[level + 2]:
+                    moved = _balance_topic(topic, members, owners[topic], sizes, moves, levels=levels)
+            if moved:
+                balanced.clear()
             if moved or last_moved == -1:
                 last_moved = index
     return moves
@@ -456,11 +465,23 @@ def _apply_moves(
     """
     removed: dict[int, set[tuple[Topic, int]]] = {}
     gained: dict[int, list[TopicPartition]] = {}
-    for (topic, partition), before in sorted(moves.items()) if in_order else moves.items():
+    partitions_of: dict[Topic, tuple[TopicPartition, ...]] = {}
+    for key, before in sorted(moves.items()) if in_order else moves.items():
+        topic, partition = key
         after = owners[topic][partition]
-        if after != before:
-            removed.setdefault(before, set()).add((topic, partition))
-            gained.setdefault(after, []).append(cached_partitions(topic, counts[topic])[partition])
+        if after == before:
+            continue
+        gone = removed.get(before)
+        if gone is None:
+            gone = removed[before] = set()
+        gone.add(key)
+        cache = partitions_of.get(topic)
+        if cache is None:
+            cache = partitions_of[topic] = cached_partitions(topic, counts[topic])
+        more = gained.get(after)
+        if more is None:
+            more = gained[after] = []
+        more.append(cache[partition])
     for member, gone in removed.items():
         result[member] = list(filterfalse(gone.__contains__, result[member]))
     for member, more in gained.items():
