@@ -300,8 +300,8 @@ def _balance(  # noqa: C901, PLR0912 - the passes' loop, Levels.balanced inlined
 
 
 def _within_one(sizes: list[int], members: Sequence[int]) -> bool:
-    """Whether the loads of ``members`` are within one of each other."""
-    loads = list(map(sizes.__getitem__, members))
+    """Whether the loads of ``members`` are within one of each other (their few distinct values compared)."""
+    loads = set(map(sizes.__getitem__, members))
     return max(loads) - min(loads) <= 1
 
 
