@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from random import Random
+from unittest.mock import patch
 
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from assignors import Assignment, Cluster, Subscription, TopicPartition
 from assignors._core.util import java_sorted
-from assignors.consumer_group import UniformAssignor
+from assignors.consumer_group import UniformAssignor, _heterogeneous
 from assignors.consumer_group._heterogeneous import MAX_ITERATION_COUNT, _Levels, _within_one
 from assignors.consumer_group._uniform import _appended, _subscribers
 from assignors.testing import Group, groups
@@ -207,10 +208,17 @@ def test_grouped_subscribers_are_the_appended_ones(lists: list[list[str]], share
 @given(
     sizes=st.lists(st.integers(0, 6), min_size=2, max_size=40),
     rng=st.randoms(use_true_random=False),
+    digits=st.booleans(),
 )
-def test_levels_tell_balanced_topics_as_the_loads_do(sizes: list[int], rng: Random) -> None:
+def test_levels_tell_balanced_topics_as_the_loads_do(sizes: list[int], rng: Random, digits: bool) -> None:
     """After any sequence of one-partition moves between members, the masks say "balanced" exactly when the loads
-    of a topic's subscribers are within one."""
+    of a topic's subscribers are within one (the masks built from each member's bit, or from binary digits as
+    above ``_LEVELS_BITS`` members)."""
+    with patch.object(_heterogeneous, "_LEVELS_BITS", 0 if digits else _heterogeneous._LEVELS_BITS):
+        _levels_follow_the_loads(sizes, rng)
+
+
+def _levels_follow_the_loads(sizes: list[int], rng: Random) -> None:
     members = len(sizes)
     subscribers = {f"t{i}": sorted(rng.sample(range(members), rng.randint(1, members))) for i in range(6)}
     levels = _Levels.of(sorted(subscribers), subscribers, sizes)

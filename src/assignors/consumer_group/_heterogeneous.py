@@ -309,6 +309,8 @@ _LEVELS_SPREAD: Final = 64
 """:class:`_Levels` keeps one mask per load level: used while the loads span at most this many levels."""
 _LEVELS_CELLS: Final = 1 << 24
 """... and while the topics' masks take at most this many member cells to build (topics x members)."""
+_LEVELS_BITS: Final = 4096
+"""Up to this many members each member's bit is built once (their sizes sum to members squared over 2 bits)."""
 _DIGITS: Final = bytes([48, 49, *range(2, 256)])  # 0 -> "0", 1 -> "1": a bytes of 0/1 flags read by int(..., 2)
 
 
@@ -320,12 +322,11 @@ class _Levels:
     moves, one bit flip each). A topic is balanced when no subscriber is two above its least loaded one.
     """
 
-    __slots__ = ("at_least", "base", "bits", "floor", "topic_masks")
+    __slots__ = ("at_least", "base", "floor", "topic_masks")
 
     def __init__(self, topic_masks: dict[Topic, int], sizes: list[int]) -> None:
         self.topic_masks = topic_masks
         self.base = self.floor = min(sizes)
-        self.bits = [1 << member for member in range(len(sizes))]
         flags = [bytes(map(level.__le__, sizes)).translate(_DIGITS)[::-1] for level in range(self.base, max(sizes) + 1)]
         self.at_least = [*(int(digits, 2) for digits in flags), 0, 0]
 
@@ -335,12 +336,26 @@ class _Levels:
         if max(sizes) - min(sizes) > _LEVELS_SPREAD or len(topics) * len(sizes) > _LEVELS_CELLS:
             return None
         masks: dict[Topic, int] = {}
+        shared: dict[int, int] = {}  # by the subscriber list's id: topics sharing one list share its mask
+        if len(sizes) <= _LEVELS_BITS:  # each member's bit built once, each mask their sum
+            bits = [1 << member for member in range(len(sizes))]
+            for topic in topics:
+                members = subscribers[topic]
+                mask = shared.get(id(members))
+                if mask is None:
+                    mask = shared[id(members)] = sum(map(bits.__getitem__, members))
+                masks[topic] = mask
+            return cls(masks, sizes)
         blank = bytearray(b"0") * len(sizes)
         for topic in topics:
-            digits = blank[:]
-            deque(map(digits.__setitem__, subscribers[topic], repeat(49)), maxlen=0)  # "1"
-            digits.reverse()
-            masks[topic] = int(digits, 2)
+            members = subscribers[topic]
+            mask = shared.get(id(members))
+            if mask is None:  # the binary digits written at the members' places, read by int()
+                digits = blank[:]
+                deque(map(digits.__setitem__, members, repeat(49)), maxlen=0)  # "1"
+                digits.reverse()
+                mask = shared[id(members)] = int(digits, 2)
+            masks[topic] = mask
         return cls(masks, sizes)
 
     def refreshed(self, sizes: list[int]) -> _Levels:
@@ -359,8 +374,8 @@ class _Levels:
 
     def moved(self, giver: int, receiver: int, sizes: list[int]) -> None:
         """Follow one partition from ``giver`` to ``receiver`` (``sizes`` already updated)."""
-        self.at_least[sizes[giver] + 1 - self.base] ^= self.bits[giver]
-        self.at_least[sizes[receiver] - self.base] |= self.bits[receiver]
+        self.at_least[sizes[giver] + 1 - self.base] ^= 1 << giver
+        self.at_least[sizes[receiver] - self.base] |= 1 << receiver
 
 
 def _balance_topic(  # noqa: C901, PLR0912, PLR0913, PLR0915 - Kafka's balancer inlined: the hot loop on many topics
