@@ -127,9 +127,9 @@ _UNIFORM_INTERPRETED = (
     "the heterogeneous builder reads every previous partition on both sides (Kafka's maybeRevokePartitions writes "
     "each previous owner into an int array, computeUnassignedPartitions scans them all), so a 2nd round where one "
     "member of 2,000 restarted still reads 1M previous partitions: one C-level lookup and store per partition here "
-    "(previous_targets, 170-200 ms of our 250 ms on 2026-11-28, about 0.18 us a partition), the JIT's array store "
-    "there; everything else of the call (subscribers per subscription group, one balance check per group of topics "
-    "sharing their subscribers, the fill) takes some 30 ms, and the two sides are at parity"
+    "(previous_targets, 170-200 ms of our 220-260 ms on 2026-11-28, about 0.18 us a partition), the JIT's array "
+    "store there; everything else of the call (subscribers per subscription group, one balance check per group of "
+    "topics sharing their subscribers, the fill) takes some 30 ms: 0.85x-1.00x of Java in the runs of that day"
 )
 _UNIFORM_PASSES = (
     "Kafka's balancing passes on KIP-1263's shape are the cost left: fresh, 10,567 visits of the 1,000 topics in 11 "
@@ -137,7 +137,7 @@ _UNIFORM_PASSES = (
     "about 0.2 us each) and the other 3,356 run Kafka's MemberAssignmentBalancer: sort the topic's 100 subscribers by "
     "load, walk the most loaded range past some 17 subscribers that hold nothing of the topic (50 partitions among "
     "100 subscribers), 7,635 moves in all: about 13 us a visit in CPython (some 45 ms of our 80 ms; the fill 7 ms, "
-    "the moves applied 8 ms, the subscriber lists 6 ms, the masks 5 ms), against Java's whole call of 25 ms. The "
+    "the moves applied 8 ms, the subscriber lists 6 ms, the masks 5 ms), against Java's whole call of 25-28 ms. The "
     "target must be Kafka's to the partition "
     "(the order of the visits, of the members in each range and of the partitions given decide it), so no visit or "
     "step can be skipped (per-phase timers and cProfile, 2026-11-28)"
@@ -147,7 +147,7 @@ _UNIFORM_READS = (
     "partitions read into per-topic owner arrays, each member's 100 topics as a set to check it still subscribes to "
     "what it holds (previous_targets, 11-15 ms), the subscriber lists of 1,000 distinct subscriptions (100,000 "
     "appends, about 6 ms), one balancing pass over 1,000 topics (one load check each, 56 unbalanced topics walked end "
-    "to end: about 5 ms); Java takes 16 ms for all of it (per-phase timers, 2026-11-28)"
+    "to end: about 5 ms); Java takes 16-22 ms for all of it (per-phase timers, 2026-11-28)"
 )
 SLOWER_BECAUSE: dict[tuple[str, str, str], str] = {
     ("uniform (KIP-848)", "", UNIFORM_ASSIGNOR_NAME): _UNIFORM_INTERPRETED,
