@@ -1,0 +1,118 @@
+"""weighted-sticky in the pure replay: a worked example pinned, the weights as the weighted columns read them, the
+strategy refused without weights, and a bad group's rows carrying its error."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from assignors import Cluster, ConfigurationError, Subscription, WeightedStickyAssignor
+from assignors.metrics import weighted_load
+from spark_udfs import MemberRow, TopicHistory, replay_group
+from spark_udfs.replay import WEIGHTED_STRATEGIES, WeightHistory, default_strategies
+
+T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive (UTC)
+STEP = dt.timedelta(minutes=5)
+STRATEGIES = ("sticky", "cooperative-sticky", "weighted-sticky")
+
+# One topic of six partitions: t-0 and t-2 are hot (10), the rest weigh 1; t-4 heats up to 8 at the second snapshot
+# and t-0 cools down to 1 at the fourth. a and b, then c joins, then b leaves, then nothing changes but the weights.
+MEMBERS = (("a", "b"), ("a", "b", "c"), ("a", "c"), ("a", "c"))
+ROWS = [MemberRow(T0 + i * STEP, m, ("t",)) for i, members in enumerate(MEMBERS) for m in members]
+TOPICS = TopicHistory([("t", 6, None)])
+WEIGHTS = WeightHistory(
+    [
+        ("t", None, 1.0, None),
+        ("t", 0, 10.0, None),
+        ("t", 2, 10.0, None),
+        ("t", 4, 8.0, T0 + STEP),
+        ("t", 0, 1.0, T0 + 3 * STEP),
+    ]
+)
+FIGURES = ("protocol", "rebalanced", "weighted_max_load", "weighted_max_mean_ratio", "moved", "revoked", "rounds")
+
+
+def _by_strategy(rows: list[dict[str, Any]]) -> dict[str, list[tuple[Any, ...]]]:
+    got: dict[str, list[tuple[Any, ...]]] = {}
+    for row in rows:
+        got.setdefault(row["strategy"], []).append(
+            tuple(round(row[f], 3) if f.startswith("w") else row[f] for f in FIGURES)
+        )
+    return got
+
+
+def test_weighted_sticky_unstacks_the_hot_partitions_that_sticky_keeps_together() -> None:
+    """sticky and cooperative-sticky give a both hot partitions (21 of 22, 1.75x the mean) and keep them there;
+    weighted-sticky splits them (12 and 10, 1.0x), re-evens after each change, and pays for it in moves: when b
+    leaves it moves 2 partitions where the count-based ones move none (20 partition-seconds of pause under the
+    replay's default timing, the cooperative price of 2 moves). Loads that drift while the group stays put move
+    nothing: when t-0 cools down, weighted-sticky's split (18 against 4) is worse than sticky's (12 against 10)
+    until the group next rebalances."""
+    rows, detail = replay_group("g", ROWS, TOPICS, STRATEGIES, weights=WEIGHTS, detail=True)
+    assert all(r["error"] is None and r["valid"] for r in rows)
+    count_based = [
+        ("EAGER", True, 21.0, 1.75, 0, 0, 1),
+        ("EAGER", True, 20.0, 1.935, 2, 6, 1),
+        ("EAGER", True, 21.0, 1.355, 0, 4, 1),
+        ("EAGER", False, 12.0, 1.091, 0, 0, 0),  # weights changed, the group did not: no rebalance
+    ]
+    assert _by_strategy(rows) == {
+        "sticky": count_based,
+        "cooperative-sticky": [
+            ("COOPERATIVE", *row[1:5], 2 if row[4] else 0, 2 if row[4] else row[6]) for row in count_based
+        ],
+        "weighted-sticky": [
+            ("COOPERATIVE", True, 12.0, 1.0, 0, 0, 1),
+            ("COOPERATIVE", True, 11.0, 1.065, 2, 2, 2),
+            ("COOPERATIVE", True, 18.0, 1.161, 2, 2, 2),  # 10 + 8 against 13: the best two members can do
+            ("COOPERATIVE", False, 18.0, 1.636, 0, 0, 0),  # t-0 cooled down: nothing rebalances on a drift
+        ],
+    }
+    held = {(d["snapshot_ts"], d["member"]): d["partitions"] for d in detail if d["strategy"] == "weighted-sticky"}
+    assert held == {
+        (T0, "a"): ["t-0", "t-1", "t-4"],
+        (T0, "b"): ["t-2", "t-3", "t-5"],
+        (T0 + STEP, "a"): ["t-1", "t-4", "t-3"],
+        (T0 + STEP, "b"): ["t-2", "t-5"],
+        (T0 + STEP, "c"): ["t-0"],
+        (T0 + 2 * STEP, "a"): ["t-2", "t-4"],
+        (T0 + 2 * STEP, "c"): ["t-0", "t-5", "t-1", "t-3"],
+        (T0 + 3 * STEP, "a"): ["t-2", "t-4"],
+        (T0 + 3 * STEP, "c"): ["t-0", "t-5", "t-1", "t-3"],
+    }
+    pause = {(r["strategy"], r["snapshot_ts"]): r["pause_partition_seconds"] for r in rows}
+    assert pause["weighted-sticky", T0 + STEP] == pause["cooperative-sticky", T0 + STEP] > 0  # 2 moved each
+    assert pause["weighted-sticky", T0 + 2 * STEP] > pause["cooperative-sticky", T0 + 2 * STEP] == 0
+
+
+def test_a_partition_the_table_does_not_weigh_weighs_zero_for_the_assignor_as_for_the_columns() -> None:
+    """u has no row: the weighted columns count it as 0, and so does weighted-sticky (its own default, the mean known
+    weight, would put t-0 and t-1 together: 10 of 10)."""
+    weights = WeightHistory([("t", 0, 9.0, None), ("t", 1, 1.0, None)])
+    counts = {"t": 2, "u": 2}
+    members = {"a": Subscription(["t", "u"]), "b": Subscription(["t", "u"])}
+    table = weights.at(T0, counts)
+    got = weights.assignor_at(T0, counts).assign(Cluster(counts), members)
+    assert {m: [str(tp) for tp in a.partitions] for m, a in got.items()} == {"a": ["t-0"], "b": ["t-1", "u-0", "u-1"]}
+    assert weighted_load(got, table).max_load == 9.0
+    own_default = WeightedStickyAssignor(table).assign(Cluster(counts), members)
+    assert weighted_load(own_default, table).max_load == 10.0
+
+
+def test_weighted_sticky_needs_weights_and_is_offered_only_with_them() -> None:
+    assert WEIGHTED_STRATEGIES == ("weighted-sticky",)
+    assert "weighted-sticky" not in default_strategies(weighted=False)
+    assert default_strategies(weighted=True)[-1] == "weighted-sticky"
+    with pytest.raises(ConfigurationError, match=r"strategy 'weighted-sticky' needs a weights table \(--weights\)"):
+        replay_group("g", ROWS, TOPICS, STRATEGIES)
+
+
+def test_a_bad_group_carries_its_error_under_weighted_sticky_too() -> None:
+    """A topic missing from the topics table: every snapshot and strategy is an error row; nothing raises."""
+    rows = [MemberRow(T0, "a", ("t",)), MemberRow(T0, "b", ("missing",)), MemberRow(T0 + STEP, "a", ("t",))]
+    out, detail = replay_group("bad", rows, TOPICS, STRATEGIES, weights=WEIGHTS, detail=True)
+    assert [(r["strategy"], r["snapshot_ts"]) for r in out] == [(s, T0 + i * STEP) for s in STRATEGIES for i in (0, 1)]
+    assert all("missing" in r["error"] and r["weighted_max_load"] is None for r in out)
+    assert detail == []
