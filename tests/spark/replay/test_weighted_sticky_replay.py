@@ -1,36 +1,23 @@
 """weighted-sticky in the pure replay: a worked example pinned, the weights as the weighted columns read them, the
-strategy refused without weights, and a bad group's rows carrying its error."""
+strategy refused without weights, and a bad group's rows carrying its error. The example's history is
+``helpers.weighted_history`` (the Spark test replays it too)."""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 import pytest
 
 from assignors import Cluster, ConfigurationError, Subscription, WeightedStickyAssignor
 from assignors.metrics import weighted_load
+from helpers.weighted_history import MEMBERSHIP, STEP, T0, TOPIC_ROWS, WEIGHT_ROWS
 from spark_udfs import MemberRow, TopicHistory, replay_group
 from spark_udfs.replay import WEIGHTED_STRATEGIES, WeightHistory, default_strategies
 
-T0 = dt.datetime(2026, 1, 1, 12, 0)  # noqa: DTZ001 - Spark timestamps are naive (UTC)
-STEP = dt.timedelta(minutes=5)
 STRATEGIES = ("sticky", "cooperative-sticky", "weighted-sticky")
-
-# One topic of six partitions: t-0 and t-2 are hot (10), the rest weigh 1; t-4 heats up to 8 at the second snapshot
-# and t-0 cools down to 1 at the fourth. a and b, then c joins, then b leaves, then nothing changes but the weights.
-MEMBERS = (("a", "b"), ("a", "b", "c"), ("a", "c"), ("a", "c"))
-ROWS = [MemberRow(T0 + i * STEP, m, ("t",)) for i, members in enumerate(MEMBERS) for m in members]
-TOPICS = TopicHistory([("t", 6, None)])
-WEIGHTS = WeightHistory(
-    [
-        ("t", None, 1.0, None),
-        ("t", 0, 10.0, None),
-        ("t", 2, 10.0, None),
-        ("t", 4, 8.0, T0 + STEP),
-        ("t", 0, 1.0, T0 + 3 * STEP),
-    ]
-)
+ROWS = [MemberRow(ts, member, tuple(topics)) for _, ts, member, topics, _, _ in MEMBERSHIP]
+TOPICS = TopicHistory(TOPIC_ROWS)
+WEIGHTS = WeightHistory(WEIGHT_ROWS)
 FIGURES = ("protocol", "rebalanced", "weighted_max_load", "weighted_max_mean_ratio", "moved", "revoked", "rounds")
 
 
