@@ -209,7 +209,7 @@ ADOPTION: dict[str, str] = {
     ),
     "weighted-sticky": (
         "every consumer of the group on a Python client, kafka-python 3 (pip install 'assignors[kafka-python]') or "
-        "aiokafka (assignors[aiokafka]), with this library's adapter as its only assignor: "
+        "aiokafka (assignors[aiokafka]), with this library's adapter as its assignor: "
         "partition_assignment_strategy=[adapter] for adapter = assignors.kafka_python.for_kafka_python("
         '"weighted-sticky") or assignors.aiokafka.for_aiokafka("weighted-sticky"), then adapter.bind(consumer, '
         "window_s=30) so that each member measures the load of its partitions and reports it when it joins (classic "
