@@ -83,8 +83,8 @@ def test_ranking_pinned_on_a_small_history(evaluation: tuple[DataFrame, DataFram
     assert [s.strategy for s in by_moved.strategies] == ["range", "cooperative-sticky", "roundrobin", "sticky"]
     by_revoked = summarize(frame, rank_by="revoked,moved", top=0)
     assert [s.strategy for s in by_revoked.strategies] == ["cooperative-sticky", "range", "roundrobin", "sticky"]
-    by_p95 = summarize(frame, rank_by="imbalance_p95", top=0)
-    assert [s.strategy for s in by_p95.strategies] == ["cooperative-sticky", "roundrobin", "sticky", "range"]
+    by_p95 = rank(summary.strategies, ["imbalance_p95"])  # no second summary: the figure is in this one
+    assert [s.strategy for s in by_p95] == ["cooperative-sticky", "roundrobin", "sticky", "range"]
 
 
 def test_distributions_drilldown_and_group_table(local_evaluation: tuple[DataFrame, DataFrame]) -> None:
