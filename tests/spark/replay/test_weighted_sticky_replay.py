@@ -4,9 +4,12 @@ strategy refused without weights, and a bad group's rows carrying its error. The
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from assignors import Cluster, ConfigurationError, Subscription, WeightedStickyAssignor
 from assignors.metrics import weighted_load
@@ -103,3 +106,71 @@ def test_a_bad_group_carries_its_error_under_weighted_sticky_too() -> None:
     assert [(r["strategy"], r["snapshot_ts"]) for r in out] == [(s, T0 + i * STEP) for s in STRATEGIES for i in (0, 1)]
     assert all("missing" in r["error"] and r["weighted_max_load"] is None for r in out)
     assert detail == []
+
+
+# --- properties: the replay feeds weighted-sticky the weights of each snapshot ---------------------------------------
+
+COUNTS = {"t0": 5, "t1": 3}
+IDENTITIES = ("m0", "m1", "m2", "m3")
+TOPIC_SETS = (("t0",), ("t1",), ("t0", "t1"))
+WeightRow = tuple[str, int | None, float, dt.datetime | None]
+
+
+@st.composite
+def weighted_histories(draw: st.DrawFn, *, identical: bool) -> tuple[list[MemberRow], list[WeightRow]]:
+    """Up to five snapshots of up to four members (with ``identical``, all on one topic list a snapshot), and
+    weights per partition from 0 to 50 whose rows start at any snapshot (so they change while the group stays)."""
+    rows: list[MemberRow] = []
+    steps = draw(st.integers(1, 5))
+    for step in range(steps):
+        shared = draw(st.sampled_from(TOPIC_SETS))
+        for identity in sorted(draw(st.sets(st.sampled_from(IDENTITIES), min_size=1))):
+            topics = shared if identical else draw(st.sampled_from(TOPIC_SETS))
+            rows.append(MemberRow(T0 + step * STEP, identity, topics))
+    weights: list[WeightRow] = [(t, p, draw(st.floats(0, 50)), None) for t, c in COUNTS.items() for p in range(c)]
+    for _ in range(draw(st.integers(0, 6))):
+        topic = draw(st.sampled_from(sorted(COUNTS)))
+        partition = draw(st.integers(0, COUNTS[topic] - 1))
+        weights.append((topic, partition, draw(st.floats(0, 50)), T0 + draw(st.integers(0, steps - 1)) * STEP))
+    return rows, weights
+
+
+HISTORY = TopicHistory([(t, c, None) for t, c in COUNTS.items()])
+
+
+@given(drawn=weighted_histories(identical=False), weight=st.sampled_from([0.0, 1.0, 2.5]))
+def test_with_equal_weights_weighted_sticky_replays_as_cooperative_sticky(
+    drawn: tuple[list[MemberRow], list[WeightRow]], weight: float
+) -> None:
+    """Every column (the strategy's name and the time in the assignor aside) and every member's partitions."""
+    rows, _ = drawn
+    table = WeightHistory([("t0", None, weight, None), ("t1", None, weight, None)])
+    names = ["cooperative-sticky", "weighted-sticky"]
+    out, detail = replay_group("g", rows, HISTORY, names, weights=table, detail=True)
+    plain = [{k: v for k, v in r.items() if k not in {"strategy", "assign_ms"}} for r in out]
+    half = len(plain) // 2
+    assert plain[:half] == plain[half:]
+    members = [{k: v for k, v in d.items() if k != "strategy"} for d in detail]
+    assert members[: len(members) // 2] == members[len(members) // 2 :]
+
+
+@given(drawn=weighted_histories(identical=True))
+def test_every_rebalance_meets_the_guarantee_for_that_snapshots_weights(
+    drawn: tuple[list[MemberRow], list[WeightRow]],
+) -> None:
+    """With identical subscriptions weighted-sticky's heaviest member carries at most the lightest's load plus the
+    heaviest partition plus the tolerance (10% of the mean), in the weights in force at that very snapshot."""
+    rows, weights = drawn
+    table = WeightHistory(weights)
+    out, _ = replay_group("g", rows, HISTORY, ["weighted-sticky"], weights=table)
+    for row in out:
+        assert row["error"] is None
+        assert row["valid"]
+        if not row["rebalanced"]:
+            continue
+        topics = next(r.topics or () for r in rows if r.snapshot_ts == row["snapshot_ts"])
+        at = table.at(row["snapshot_ts"], topics)
+        heaviest = max(at[t, p] for t in topics for p in range(COUNTS[t]))
+        total = sum(at[t, p] for t in topics for p in range(COUNTS[t]))
+        tolerance = 0.1 * total / row["members"]
+        assert row["weighted_max_load"] <= row["weighted_min_load"] + heaviest + tolerance + 1e-9
