@@ -109,7 +109,9 @@ def _spark_errors(error: Exception) -> CliError:
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     require_spark()
-    weighted = [name for name in args.strategies or () if name in WEIGHTED_STRATEGIES]
+    # the default resolved here (with --weights: weighted-sticky too), so what follows reads a list
+    args.strategies = list(args.strategies or default_strategies(weighted=bool(args.weights)))
+    weighted = [name for name in args.strategies if name in WEIGHTED_STRATEGIES]
     if weighted and not args.weights:  # before Spark starts
         msg = f"--strategies {weighted[0]} needs --weights: it balances the partitions' weights, which the table gives"
         raise CliError(msg)
