@@ -30,7 +30,7 @@ from assignors.tables import (
 )
 from spark_udfs.jobs.actual import evaluate_actual
 from spark_udfs.replay.frames import replay_frame
-from spark_udfs.replay.group_replay import ALL_STRATEGIES, TopicHistory, strategy_assignor
+from spark_udfs.replay.group_replay import TopicHistory, check_weighted, default_strategies, strategy_assignor
 from spark_udfs.replay.timing import PauseTiming
 from spark_udfs.replay.weights import WeightHistory
 from spark_udfs.tables.csv_checks import bad_values
@@ -62,9 +62,11 @@ def _checked_inputs(
     return rows, invalid_topics, errors
 
 
-def _checked_strategies(strategies: Sequence[str]) -> tuple[str, ...]:
-    """The strategy names, each an assignor and listed once (twice would double its rows and its ranking)."""
-    names = tuple(strategies)
+def _checked_strategies(strategies: Sequence[str] | None, *, weighted: bool) -> tuple[str, ...]:
+    """The strategy names (None: the default, :func:`default_strategies`), each an assignor and listed once (twice
+    would double its rows and its ranking), ``weighted-sticky`` only with weights."""
+    names = default_strategies(weighted=weighted) if strategies is None else tuple(strategies)
+    check_weighted(names, weighted=weighted)
     for name in names:
         strategy_assignor(name)  # fail fast on unknown names
         if names.count(name) > 1:
@@ -78,7 +80,7 @@ def evaluate_history(
     membership: DataFrame,
     topics: DataFrame,
     *,
-    strategies: Sequence[str] = ...,
+    strategies: Sequence[str] | None = ...,
     detail: Literal[False] = ...,
     actual: DataFrame | None = ...,
     weights: DataFrame | None = ...,
@@ -92,7 +94,7 @@ def evaluate_history(
     membership: DataFrame,
     topics: DataFrame,
     *,
-    strategies: Sequence[str] = ...,
+    strategies: Sequence[str] | None = ...,
     detail: Literal[True],
     actual: DataFrame | None = ...,
     weights: DataFrame | None = ...,
@@ -105,7 +107,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     membership: DataFrame,
     topics: DataFrame,
     *,
-    strategies: Sequence[str] = ALL_STRATEGIES,
+    strategies: Sequence[str] | None = None,
     detail: bool = False,
     actual: DataFrame | None = None,
     weights: DataFrame | None = None,
@@ -118,8 +120,9 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
         membership: ``group_id, snapshot_ts, member_id, topics, group_instance_id, rack_id``.
         topics: ``topic, partitions, valid_from`` (small: collected and shipped to the workers).
             ``group_instance_id``, ``rack_id`` and ``valid_from`` may be left out: null.
-        strategies: strategy names, in output order; by default ``ALL_STRATEGIES``, as ``assignors evaluate``:
-            the classic four, and KIP-848's ``uniform`` and ``consumer-range`` (protocol ``CONSUMER``).
+        strategies: strategy names, in output order; by default (None) ``ALL_STRATEGIES``, as ``assignors
+            evaluate``: the classic four, and KIP-848's ``uniform`` and ``consumer-range`` (protocol ``CONSUMER``),
+            then with ``weights`` also ``weighted-sticky`` (COOPERATIVE), which needs them.
         detail: also return the per-member assignments.
         actual: the recorded assignments (the ``actual`` table of ``assignors collect``): adds the
             strategy ``actual``, the cluster's own assignments measured the same way.
@@ -137,7 +140,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     Raises:
         SchemaError: a table lacks a column or has a wrong type (nothing runs).
         UnknownAssignorError: a strategy name is not an assignor.
-        ConfigurationError: a strategy is listed twice.
+        ConfigurationError: a strategy is listed twice, or ``weighted-sticky`` without ``weights``.
         InvalidWeightError: a weights row or a duration is not a finite number >= 0.
 
     A membership or topics value that did not parse (a CSV typo, see :mod:`spark_udfs.tables.csv_checks`)
@@ -162,7 +165,7 @@ class Evaluation:
 def evaluate(  # noqa: PLR0913 - the evaluation's options
     membership: DataFrame,
     topics: DataFrame,
-    strategies: Sequence[str],
+    strategies: Sequence[str] | None,
     timing: PauseTiming,
     *,
     actual: DataFrame | None,
@@ -181,7 +184,7 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
     if actual is not None:
         actual = with_optional_columns(actual, ACTUAL_COLUMNS)
         check_schema(actual, ACTUAL_COLUMNS, "actual")
-    names = _checked_strategies(strategies)
+    names = _checked_strategies(strategies, weighted=weights is not None)
     pause_partition_seconds("EAGER", moved=0, survivors_owned=0, **asdict(timing))  # fail fast on bad durations
     table = None
     if weights is not None:

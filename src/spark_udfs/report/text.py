@@ -17,6 +17,7 @@ __all__ = ["headline", "render_text"]
 _FIGURES: dict[str, tuple[str, str]] = {
     "pause": ("pause", "{:,.0f} partition-seconds"),
     "imbalance": ("worst load", "{:.2f}x the mean"),
+    "imbalance_p95": ("95th-percentile load", "{:.2f}x the mean"),
     "moved": ("partitions moved", "{:,.0f}"),
     "revoked": ("partitions revoked", "{:,.0f}"),
     "orphaned": ("partitions orphaned", "{:,.0f}"),
