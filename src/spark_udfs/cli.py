@@ -31,7 +31,7 @@ from assignors.metrics import DEFAULT_PAUSE_MODEL
 from assignors.tables import ACTUAL_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
 from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS
 from spark_udfs.jobs.evaluate import print_summary, run_demo, run_evaluation
-from spark_udfs.replay.group_replay import ALL_STRATEGIES, strategy_assignor
+from spark_udfs.replay.group_replay import ALL_STRATEGIES, WEIGHTED_STRATEGIES, default_strategies, strategy_assignor
 from spark_udfs.replay.timing import OPTION_FIELDS, timing_model
 from spark_udfs.report.ranking import DEFAULT_RANK_BY, RANK_KEYS, RankingError, parse_rank_by
 from spark_udfs.session import SessionError, first_line, get_session
@@ -135,6 +135,12 @@ def _check_kafka_version(version: str | None, strategies: Sequence[str]) -> None
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     require_spark()
+    # the default resolved here (with --weights: weighted-sticky too), so what follows reads a list
+    args.strategies = list(args.strategies or default_strategies(weighted=bool(args.weights)))
+    weighted = [name for name in args.strategies if name in WEIGHTED_STRATEGIES]
+    if weighted and not args.weights:  # before Spark starts
+        msg = f"--strategies {weighted[0]} needs --weights: it balances the partitions' weights, which the table gives"
+        raise CliError(msg)
     _check_kafka_version(args.kafka_version, args.strategies)
     costs = _costs(args)  # bad timing options fail before Spark starts
     _check_out(args.out)
@@ -343,9 +349,10 @@ def register_evaluate(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     evaluate.add_argument(
         "--strategies",
         nargs="+",
-        choices=list(ALL_STRATEGIES),
-        default=list(ALL_STRATEGIES),  # evaluate_history's default too
-        help="default: all (the classic four, and uniform and consumer-range under the consumer protocol, KIP-848)",
+        choices=list(default_strategies(weighted=True)),
+        default=None,  # evaluate_history's default too
+        help="default: all (the classic four, and uniform and consumer-range under the consumer protocol, KIP-848; "
+        "with --weights also weighted-sticky, which needs them)",
     )
     evaluate.add_argument(
         "--weights",

@@ -199,7 +199,7 @@ def test_previous_targets_are_the_valid_first_claims(group: Group) -> None:
             if tp.topic in subscription.topics and tp.partition < counts.get(tp.topic, 0) and tp not in claimed
         ]
         claimed.update(expected)
-        assert current[index] == expected
+        assert list(current[index]) == expected
         assert all(owners[tp.topic][tp.partition] == index for tp in expected)
     assert sum(o.count(-1) for o in owners.values()) == sum(counts.values()) - len(claimed)
 

@@ -169,33 +169,43 @@ class ServerAssignor(abc.ABC):
 
 def previous_targets(
     order: Sequence[MemberId], counts: Mapping[Topic, int], subscriptions: Mapping[MemberId, Subscription]
-) -> tuple[list[list[TopicPartition]], dict[Topic, list[int]]]:
+) -> tuple[list[tuple[TopicPartition, ...]], dict[Topic, list[int]]]:
     """Each member's previous target (its ``owned_partitions``), as the assignor may start from it.
 
     Returns, per member in ``order``, its previous partitions sorted, keeping only topics
-    the member subscribes to that have metadata and partitions that exist; and per topic
-    of ``counts`` the owner of each partition as a position in ``order`` (-1 for none).
-    Kafka's targets never overlap; when the input claims a partition for two members
-    anyway, the first in ``order`` keeps it.
+    the member subscribes to that have metadata and partitions that exist (a valid target is
+    its ``owned_partitions`` tuple itself, not a copy); and per topic of ``counts`` the owner
+    of each partition as a position in ``order`` (-1 for none). Kafka's targets never overlap;
+    when the input claims a partition for two members anyway, the first in ``order`` keeps it.
     """
     owners = {topic: [-1] * count for topic, count in counts.items()}
-    current: list[list[TopicPartition]] = []
-    views: dict[tuple[Topic, ...], dict[Topic, list[int]]] = {}  # one per distinct subscription
+    current: list[tuple[TopicPartition, ...]] = []
+    # Per distinct subscription: at its first member its topics as a set (cheap when each member has its own, as in
+    # KIP-1263's shape), from its second on a view of the owners arrays it may write (its members' partitions then
+    # checked by the writes themselves, with no pass of their own).
+    seen: dict[int, frozenset[Topic] | dict[Topic, list[int] | None]] = {}  # by id(topics), alive: no hashing
     for index, member in enumerate(order):
         subscription = subscriptions[member]
         owned = subscription.owned_partitions
         if not owned:  # a new member, or a fresh group
-            current.append([])
+            current.append(owned)
             continue
-        view = views.get(subscription.topics)
-        if view is None:
-            view = views[subscription.topics] = {t: owners[t] for t in subscription.topics if t in owners}
-        try:  # the common case, all valid, at C speed: an unsubscribed topic or a partition past the count raises
-            _own(view, owned, index)
-            current.append(list(owned))
-        except (KeyError, IndexError):
-            mine = [tp for tp in owned if tp[0] in view and tp[1] < counts[tp[0]]]
-            _own(view, mine, index)
+        topics = subscription.topics
+        known = seen.get(id(topics))
+        if known is None:
+            known = seen[id(topics)] = frozenset(topics)
+            view: Mapping[Topic, list[int] | None] = owners if known.issuperset(map(itemgetter(0), owned)) else {}
+        elif type(known) is frozenset:  # None for a topic without metadata, built at C speed
+            view = seen[id(topics)] = dict(zip(topics, map(owners.get, topics), strict=True))
+        else:
+            view = known  # type: ignore[assignment] # the dict
+        try:  # the common case, all valid, at C speed: an unsubscribed topic, one without metadata or a partition
+            # past its count raises
+            _own(view, owned, index)  # type: ignore[arg-type] # None raises TypeError, handled below
+            current.append(owned)
+        except (KeyError, TypeError, IndexError):
+            mine = tuple(tp for tp in owned if tp[0] in known and tp[0] in owners and tp[1] < counts[tp[0]])
+            _own(owners, mine, index)
             current.append(mine)
     listed = sum(map(len, current))
     if listed == sum(len(o) - o.count(-1) for o in owners.values()):
@@ -203,7 +213,8 @@ def previous_targets(
     for index in reversed(range(len(current))):  # double claims: the first member in order wins
         _own(owners, current[index], index)
     for index, mine in enumerate(current):
-        current[index] = [tp for tp in mine if owners[tp[0]][tp[1]] == index]
+        if any(owners[tp[0]][tp[1]] != index for tp in mine):
+            current[index] = tuple(tp for tp in mine if owners[tp[0]][tp[1]] == index)
     return current, owners
 
 

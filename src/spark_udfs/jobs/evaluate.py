@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, TextIO
 from assignors.tables import MEMBERSHIP_COLUMNS, PARAMETERS_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
 from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS, generate_history
 from spark_udfs.jobs.history import evaluate
-from spark_udfs.replay.group_replay import ALL_STRATEGIES
 from spark_udfs.replay.timing import timing_model
 from spark_udfs.report.aggregation import summarize
 from spark_udfs.report.html import render_html
@@ -100,7 +99,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     topics: DataFrame,
     out: str,
     *,
-    strategies: Sequence[str] = ALL_STRATEGIES,
+    strategies: Sequence[str] | None = None,
     report: str | None = None,
     progress: TextIO | bool | None = True,
     actual: DataFrame | None = None,
@@ -185,7 +184,7 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
 ) -> Summary:
     """Generate the sample history (with topic weights), save it under ``out/input`` and evaluate it into ``out``.
 
-    Every strategy runs: the classic four and KIP-848's ``uniform`` and ``consumer-range``.
+    Every strategy runs: the classic four, KIP-848's ``uniform`` and ``consumer-range``, and ``weighted-sticky``.
     """
     history = generate_history(groups, snapshots)
     membership = spark.createDataFrame(history.membership, ddl(MEMBERSHIP_COLUMNS))
@@ -201,7 +200,7 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
         saved["membership"],
         saved["topics"],
         out,
-        strategies=ALL_STRATEGIES,
+        strategies=None,  # every strategy, weighted-sticky included (the sample has weights)
         report=report,
         progress=progress,
         weights=saved["weights"],

@@ -28,7 +28,12 @@ from assignors.tables import (
 from spark_udfs.jobs.actual import evaluate_actual, observe_timing
 from spark_udfs.replay.actual import derived_model
 from spark_udfs.replay.frames import replay_frame
-from spark_udfs.replay.group_replay import ALL_STRATEGIES, TopicHistory, strategy_assignor
+from spark_udfs.replay.group_replay import (
+    TopicHistory,
+    check_weighted,
+    default_strategies,
+    strategy_assignor,
+)
 from spark_udfs.replay.timing import (
     PINNED_KAFKA,
     PauseTiming,
@@ -67,13 +72,17 @@ def _checked_inputs(
     return rows, invalid_topics, errors
 
 
-def _checked_strategies(strategies: Sequence[str], kafka_version: str | None = None) -> tuple[str, ...]:
-    """The strategy names, each an assignor and listed once (twice would double its rows and its ranking).
+def _checked_strategies(
+    strategies: Sequence[str] | None, kafka_version: str | None = None, *, weighted: bool
+) -> tuple[str, ...]:
+    """The strategy names (None: the default, :func:`default_strategies`), each an assignor and listed once (twice
+    would double its rows and its ranking), ``weighted-sticky`` only with weights.
 
     The server strategies are built as the broker of ``kafka_version`` runs them: a version they are not
     modelled for fails here, before Spark runs.
     """
-    names = tuple(strategies)
+    names = default_strategies(weighted=weighted) if strategies is None else tuple(strategies)
+    check_weighted(names, weighted=weighted)
     for name in names:
         strategy_assignor(name, kafka_version=kafka_version)  # fail fast on unknown names and versions
         if names.count(name) > 1:
@@ -98,7 +107,7 @@ def evaluate_history(
     membership: DataFrame,
     topics: DataFrame,
     *,
-    strategies: Sequence[str] = ...,
+    strategies: Sequence[str] | None = ...,
     detail: Literal[False] = ...,
     actual: DataFrame | None = ...,
     weights: DataFrame | None = ...,
@@ -114,7 +123,7 @@ def evaluate_history(
     membership: DataFrame,
     topics: DataFrame,
     *,
-    strategies: Sequence[str] = ...,
+    strategies: Sequence[str] | None = ...,
     detail: Literal[True],
     actual: DataFrame | None = ...,
     weights: DataFrame | None = ...,
@@ -129,7 +138,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     membership: DataFrame,
     topics: DataFrame,
     *,
-    strategies: Sequence[str] = ALL_STRATEGIES,
+    strategies: Sequence[str] | None = None,
     detail: bool = False,
     actual: DataFrame | None = None,
     weights: DataFrame | None = None,
@@ -144,8 +153,9 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
         membership: ``group_id, snapshot_ts, member_id, topics, group_instance_id, rack_id``.
         topics: ``topic, partitions, valid_from`` (small: collected and shipped to the workers).
             ``group_instance_id``, ``rack_id`` and ``valid_from`` may be left out: null.
-        strategies: strategy names, in output order; by default ``ALL_STRATEGIES``, as ``assignors evaluate``:
-            the classic four, and KIP-848's ``uniform`` and ``consumer-range`` (protocol ``CONSUMER``).
+        strategies: strategy names, in output order; by default (None) ``ALL_STRATEGIES``, as ``assignors
+            evaluate``: the classic four, and KIP-848's ``uniform`` and ``consumer-range`` (protocol ``CONSUMER``),
+            then with ``weights`` also ``weighted-sticky`` (COOPERATIVE), which needs them.
         detail: also return the per-member assignments.
         actual: the recorded assignments (the ``actual`` table of ``assignors collect``): adds the
             strategy ``actual``, the cluster's own assignments measured the same way.
@@ -171,8 +181,8 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     Raises:
         SchemaError: a table lacks a column or has a wrong type (nothing runs).
         UnknownAssignorError: a strategy name is not an assignor.
-        ConfigurationError: a strategy is listed twice, or ``kafka_version`` is not a version the server
-            strategies are modelled for.
+        ConfigurationError: a strategy is listed twice, ``weighted-sticky`` without ``weights``, or
+            ``kafka_version`` is not a version the server strategies are modelled for.
         InvalidWeightError: a weights row or a duration is not a finite number >= 0.
 
     A membership or topics value that did not parse (a CSV typo, see :mod:`spark_udfs.tables.csv_checks`)
@@ -212,7 +222,7 @@ class Evaluation:
 def evaluate(  # noqa: PLR0913 - the evaluation's options
     membership: DataFrame,
     topics: DataFrame,
-    strategies: Sequence[str],
+    strategies: Sequence[str] | None,
     timing: PauseModel | PauseTiming,
     *,
     actual: DataFrame | None,
@@ -237,7 +247,7 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
     if actual is not None:
         actual = with_optional_columns(actual, ACTUAL_COLUMNS)
         check_schema(actual, ACTUAL_COLUMNS, "actual")
-    names = _checked_strategies(strategies, kafka_version)
+    names = _checked_strategies(strategies, kafka_version, weighted=weights is not None)
     model = pause_model(timing)  # fails fast on bad durations
     table = None
     if weights is not None:

@@ -15,9 +15,11 @@ from spark_udfs.replay.frames import member_rows, replay_frame, rows_to_frame
 from spark_udfs.replay.group_replay import (
     ALL_STRATEGIES,
     STRATEGIES,
+    WEIGHTED_STRATEGIES,
     GroupDataError,
     MemberRow,
     TopicHistory,
+    default_strategies,
     replay_group,
     strategy_assignor,
 )
@@ -32,6 +34,7 @@ __all__ = [
     "OUTPUT_COLUMNS",
     "STRATEGIES",
     "TOPICS_COLUMNS",
+    "WEIGHTED_STRATEGIES",
     "WEIGHTS_COLUMNS",
     "GroupDataError",
     "MemberRow",
@@ -39,6 +42,7 @@ __all__ = [
     "TopicHistory",
     "WeightHistory",
     "ddl",
+    "default_strategies",
     "member_rows",
     "replay_frame",
     "replay_group",

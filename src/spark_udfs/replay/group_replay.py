@@ -15,6 +15,9 @@ assignors ``uniform`` and ``consumer-range`` (protocol CONSUMER) step by one tar
 from the previous target, :func:`assignors.consumer_group.rebalance_target`. A member's identity
 is its ``group_instance_id`` when set, else its ``member_id``; a snapshot with the same
 identities, subscriptions, racks and partition counts as the one before does not rebalance.
+``weighted-sticky`` (:data:`WEIGHTED_STRATEGIES`, only with a weights table) rebalances as
+``cooperative-sticky`` does, built at each rebalance from the weights in force at its snapshot
+(:meth:`spark_udfs.replay.weights.WeightHistory.assignor_at`): the loads its members would report.
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assignors import (
+    WEIGHTED_STICKY_ASSIGNOR_NAME,
     Assignment,
     AssignorError,
     Cluster,
+    ConfigurationError,
     ConsumerPartitionAssignor,
     RebalanceProtocol,
     assignor_names,
@@ -72,10 +77,13 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "ALL_STRATEGIES",
     "STRATEGIES",
+    "WEIGHTED_STRATEGIES",
     "GroupDataError",
     "MemberRow",
     "Row",
     "TopicHistory",
+    "check_weighted",
+    "default_strategies",
     "replay_group",
     "strategy_assignor",
 ]
@@ -84,10 +92,30 @@ STRATEGIES: tuple[str, ...] = assignor_names()
 """The classic strategies: the default of :func:`replay_group` and ``evaluate_history``."""
 ALL_STRATEGIES: tuple[str, ...] = (*STRATEGIES, *SERVER_STRATEGIES)
 """The classic four, then KIP-848's server assignors ``uniform`` and ``consumer-range`` (protocol CONSUMER)."""
+WEIGHTED_STRATEGIES: tuple[str, ...] = (WEIGHTED_STICKY_ASSIGNOR_NAME,)
+"""Replayed only with a weights table, which stands for the loads the members would report: ``weighted-sticky``."""
+
+
+def default_strategies(*, weighted: bool) -> tuple[str, ...]:
+    """What the evaluation replays unless told: :data:`ALL_STRATEGIES`, and with weights :data:`WEIGHTED_STRATEGIES`."""
+    return (*ALL_STRATEGIES, *WEIGHTED_STRATEGIES) if weighted else ALL_STRATEGIES
+
+
+def check_weighted(strategies: Sequence[str], *, weighted: bool) -> None:
+    """Raise ConfigurationError when a strategy of :data:`WEIGHTED_STRATEGIES` is asked for without weights."""
+    if weighted:
+        return
+    for name in strategies:
+        if name in WEIGHTED_STRATEGIES:
+            msg = (
+                f"strategy {name!r} needs a weights table (--weights): it balances the partitions' weights, "
+                "which the table stands for"
+            )
+            raise ConfigurationError(msg)
 
 
 def strategy_assignor(name: str, *, kafka_version: str | None = None) -> ConsumerPartitionAssignor:
-    """A fresh assignor for any strategy of :data:`ALL_STRATEGIES`.
+    """A fresh assignor for any strategy of :data:`ALL_STRATEGIES` or :data:`WEIGHTED_STRATEGIES` (without weights).
 
     ``uniform`` and ``consumer-range`` are Kafka's broker assignors as the broker of ``kafka_version`` runs them
     (default :data:`assignors.consumer_group.KAFKA_VERSION`, the project's pinned Kafka); the client-side
@@ -147,7 +175,11 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     empty) and no detail.
     ``input_error`` is a fault found in the group's rows before (a value that did not parse):
     the group is not replayed and its rows carry it.
+
+    Raises:
+        ConfigurationError: a strategy of :data:`WEIGHTED_STRATEGIES` without ``weights``.
     """
+    check_weighted(strategies, weighted=weights is not None)
     if input_error is not None:
         return _error_rows(group_id, rows, strategies, input_error), []
     try:
@@ -212,6 +244,8 @@ def _replay_strategy(
         else:
             if cluster is None or cluster.partitions_per_topic != snapshot.counts:
                 cluster = Cluster(snapshot.counts)
+            if name in WEIGHTED_STRATEGIES and options.weights is not None:  # the loads reported at this snapshot
+                assignor = options.weights.assignor_at(snapshot.ts, snapshot.counts)
             output.append(_rebalance_row(group_id, snapshot, state, assignor, cluster, options))
         previous_key = snapshot.key
         if detail and state.assignment is not None:

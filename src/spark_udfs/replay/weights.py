@@ -1,4 +1,4 @@
-"""Partition weights over time, as the replay reads them for the weighted columns."""
+"""Partition weights over time, as the replay reads them for the weighted columns and for ``weighted-sticky``."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from assignors import WeightedStickyAssignor
 from assignors.metrics import InvalidWeightError
 from spark_udfs.replay.values import is_missing
 
 if TYPE_CHECKING:
     import datetime as dt
+    from collections.abc import Mapping
 
 __all__ = ["WeightHistory"]
 
@@ -62,3 +64,16 @@ class WeightHistory:
                 if index:
                     result[topic, part] = values[index - 1]
         return result
+
+    def assignor_at(self, ts: dt.datetime, counts: Mapping[str, int]) -> WeightedStickyAssignor:
+        """``weighted-sticky`` weighing each partition of ``counts``' topics as the weighted columns do at ``ts``.
+
+        The table stands for what the members would report at that snapshot. A partition with no
+        row (its own or its topic's) weighs 0, as in :func:`assignors.metrics.weighted_load`, not the
+        assignor's own default (the mean of its topic's known weights): the assignor balances the very
+        loads the evaluation measures.
+        """
+        weights = self.at(ts, counts)
+        for topic in counts:
+            weights.setdefault((topic, None), 0.0)
+        return WeightedStickyAssignor(weights)

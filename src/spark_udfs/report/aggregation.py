@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, Row
 
 _T = TypeVar("_T")
-_NULL_AS = {"imbalance": 1.0, "worst_imbalance": 1.0}
+_NULL_AS = {"imbalance": 1.0, "imbalance_p95": 1.0, "worst_imbalance": 1.0}
 """A null aggregate means "nothing measured": 0 for counts and sums, 1.0 (even) for a load ratio."""
 _CASTS: dict[str, Any] = {"int": int, "float": float, "bool": bool, "str": str}
 
@@ -184,6 +184,7 @@ def _strategies(ok: DataFrame) -> list[StrategySummary]:
             sf.first("protocol").alias("protocol"),
             *_totals(),
             sf.max("imbalance").alias("imbalance"),
+            sf.percentile_approx("imbalance", 0.95, 10000).alias("imbalance_p95"),  # as the distributions are
             sf.sum("moved").alias("moved"),
             sf.sum("revoked").alias("revoked"),
             sf.sum("orphaned").alias("orphaned"),

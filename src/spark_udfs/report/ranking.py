@@ -44,6 +44,8 @@ class StrategySummary:
         invalid: snapshots whose assignment was not valid.
         assign_ms: total time in the assignor, in milliseconds.
         weighted: whether ``imbalance`` is weighted.
+        imbalance_p95: the 95th percentile of the snapshots' max/mean load ratio (weighted likewise): the usual
+            bad case, where the worst can be one partition heavier than the mean, which no assignment splits.
     """
 
     strategy: str
@@ -60,11 +62,13 @@ class StrategySummary:
     invalid: int
     assign_ms: float
     weighted: bool = False
+    imbalance_p95: float = 1.0
 
 
 RANK_KEYS: dict[str, str] = {
     "pause": "total partition-seconds not consumed because of rebalances (pause_partition_seconds)",
     "imbalance": "worst max/mean load ratio of any snapshot (weighted when weights are given; 1.0 = even)",
+    "imbalance_p95": "95th percentile of the snapshots' max/mean load ratio (weighted likewise; 1.0 = even)",
     "moved": "total partitions moved from one live member to another",
     "revoked": "total partitions live members had to give up (contains moved)",
     "orphaned": "total partitions whose owner had left the group",

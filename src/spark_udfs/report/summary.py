@@ -211,6 +211,18 @@ ADOPTION: dict[str, str] = {
         "CooperativeStickyAssignor,RangeAssignor: the group stays EAGER while any member lists an eager "
         "assignor), then, once every consumer runs that list, remove the eager assignor"
     ),
+    "weighted-sticky": (
+        "every consumer of the group on a Python client, kafka-python 3 (pip install 'assignors[kafka-python]') or "
+        "aiokafka (assignors[aiokafka]), with this library's adapter as its assignor: "
+        "partition_assignment_strategy=[adapter] for adapter = assignors.kafka_python.for_kafka_python("
+        '"weighted-sticky") or assignors.aiokafka.for_aiokafka("weighted-sticky"), then adapter.bind(consumer, '
+        "window_s=30) so that each member measures the load of its partitions and reports it when it joins (classic "
+        "protocol, COOPERATIVE). A group with Java or librdkafka members (confluent-kafka, the Java client, Kafka "
+        "Streams) cannot use it: the group's assignor must be one every member offers, and they do not have it. "
+        "Changing a running group's assignor takes two rolling restarts, as for any assignor: first every consumer "
+        "lists the adapter and then its current assignor (the group keeps the current one while any member lacks "
+        "the adapter), then, once every consumer runs that list, only the adapter"
+    ),
     "uniform": _CONSUMER_PROTOCOL_STEPS.format(setting="uniform (the broker's default)"),
     "consumer-range": _CONSUMER_PROTOCOL_STEPS.format(setting="range (this report's consumer-range)"),
 }

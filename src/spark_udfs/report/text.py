@@ -57,6 +57,7 @@ def implementation(strategy: str, version: str = KAFKA_VERSION) -> str | None:
 _FIGURES: dict[str, tuple[str, str]] = {
     "pause": ("pause", "{:,.0f} partition-seconds"),
     "imbalance": ("worst load", "{:.2f}x the mean"),
+    "imbalance_p95": ("95th-percentile load", "{:.2f}x the mean"),
     "moved": ("partitions moved", "{:,.0f}"),
     "revoked": ("partitions revoked", "{:,.0f}"),
     "orphaned": ("partitions orphaned", "{:,.0f}"),

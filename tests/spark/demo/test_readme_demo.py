@@ -29,4 +29,5 @@ def test_assignors_demo_writes_the_evaluation_and_the_report(
     assert list((out / "evaluation").glob("*.parquet"))
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "cooperative-sticky" in html
+    assert "<dt>weighted-sticky (COOPERATIVE)</dt><dd>Adopting weighted-sticky takes " in html  # the sample has weights
     assert "<script" in html  # the charts, plotly.js inlined

@@ -18,7 +18,15 @@ from assignors.tables import WEIGHTS_COLUMNS
 from spark_udfs import MemberRow, TopicHistory, replay_group
 from spark_udfs.cli import main, register_evaluate
 from spark_udfs.demo.sample import generate_history
-from spark_udfs.replay import ALL_STRATEGIES, MEMBERSHIP_COLUMNS, OUTPUT_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
+from spark_udfs.replay import (
+    ALL_STRATEGIES,
+    MEMBERSHIP_COLUMNS,
+    OUTPUT_COLUMNS,
+    STRATEGIES,
+    TOPICS_COLUMNS,
+    ddl,
+    default_strategies,
+)
 from spark_udfs.replay.timing import PauseTiming
 from spark_udfs.replay.weights import WeightHistory
 from spark_udfs.udfs import SchemaError, evaluate_history, register_udfs
@@ -39,7 +47,8 @@ def _comparable(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_spark_equals_the_pure_replay(session: SparkSession) -> None:
-    """Every column but the timing, weighted and pause columns included (weights with valid_from, R = 3 s, H = 2 s)."""
+    """Every column but the timing, weighted and pause columns included (weights with valid_from, R = 3 s, H = 2 s);
+    with weights the default strategies include weighted-sticky."""
     spark = session
     history = generate_history(12, 10, seed=3)
     membership = spark.createDataFrame(history.membership, MEMBERSHIP_DDL)
@@ -55,14 +64,16 @@ def test_spark_equals_the_pure_replay(session: SparkSession) -> None:
     weight_history = WeightHistory(history.weights)
     for group in sorted({row[0] for row in history.membership}):
         rows = [MemberRow(ts, m, tuple(t), i, r) for g, ts, m, t, i, r in history.membership if g == group]
-        replayed = replay_group(group, rows, topic_history, ALL_STRATEGIES, weights=weight_history, timing=timing)
+        strategies = default_strategies(weighted=True)
+        replayed = replay_group(group, rows, topic_history, strategies, weights=weight_history, timing=timing)
         expected.extend(replayed[0])
     assert got == sorted((_comparable(r) for r in expected), key=_key)
     assert any(r["weighted_spread"] for r in got)
     assert any(r["pause_partition_seconds"] for r in got)
     assert any(r["topic_spread"] for r in got)
     assert list(result.columns) == [name for name, _ in OUTPUT_COLUMNS]
-    assert detail.count() == len(ALL_STRATEGIES) * len(history.membership)
+    assert detail.count() == (len(ALL_STRATEGIES) + 1) * len(history.membership)
+    assert {r["strategy"] for r in got} == {*ALL_STRATEGIES, "weighted-sticky"}
 
 
 def test_bad_groups_are_reported_and_the_rest_is_evaluated(session: SparkSession) -> None:
@@ -327,12 +338,18 @@ def test_cli_remote_runs_over_spark_connect(
 
 
 def test_evaluate_history_and_assignors_evaluate_default_to_the_same_six_strategies() -> None:
-    """One default: the classic four and KIP-848's two, in the API as on the command line."""
+    """One default: the classic four and KIP-848's two, in the API as on the command line (with weights also
+    weighted-sticky, which --strategies offers)."""
     import argparse
 
     parser = argparse.ArgumentParser()
     register_evaluate(parser.add_subparsers())
     args = parser.parse_args(["evaluate", "--membership", "m", "--topics", "t", "--out", "o"])
     default = inspect.signature(evaluate_history).parameters["strategies"].default
-    assert tuple(args.strategies) == tuple(default) == ALL_STRATEGIES
+    assert args.strategies is default is None
+    assert default_strategies(weighted=False) == ALL_STRATEGIES
+    assert default_strategies(weighted=True) == (*ALL_STRATEGIES, "weighted-sticky")
+    chosen = parser.parse_args(["evaluate", "--membership", "m", "--topics", "t", "--out", "o", "--strategies",
+                                "sticky", "weighted-sticky"])  # fmt: skip
+    assert chosen.strategies == ["sticky", "weighted-sticky"]
     assert (*STRATEGIES, "uniform", "consumer-range") == ALL_STRATEGIES

@@ -85,11 +85,16 @@ def test_ranking_pinned_on_a_small_history(evaluation: tuple[DataFrame, DataFram
     assert math.isclose(imbalance, 4 / 3)
     assert figures["roundrobin"] == (30.0, 1.0, 3, 6, 2)
     assert figures["cooperative-sticky"] == (30.0, 1.0, 3, 3, 2)
+    p95 = {s.strategy: s.imbalance_p95 for s in summary.strategies}  # of two snapshots: a alone, then a and b
+    assert math.isclose(p95.pop("range"), 4 / 3)
+    assert p95 == dict.fromkeys(["cooperative-sticky", "roundrobin", "sticky"], 1.0)
     assert not summary.weighted
     by_moved = summarize(frame, rank_by=["moved"], top=0)
     assert [s.strategy for s in by_moved.strategies] == ["range", "cooperative-sticky", "roundrobin", "sticky"]
     by_revoked = summarize(frame, rank_by="revoked,moved", top=0)
     assert [s.strategy for s in by_revoked.strategies] == ["cooperative-sticky", "range", "roundrobin", "sticky"]
+    by_p95 = rank(summary.strategies, ["imbalance_p95"])  # no second summary: the figure is in this one
+    assert [s.strategy for s in by_p95] == ["cooperative-sticky", "roundrobin", "sticky", "range"]
 
 
 def test_distributions_drilldown_and_group_table(local_evaluation: tuple[DataFrame, DataFrame]) -> None:

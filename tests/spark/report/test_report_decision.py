@@ -4,6 +4,7 @@ balanced, pause per group under one strategy (never a sum over alternatives), th
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import html
 from typing import TYPE_CHECKING, Any
@@ -13,9 +14,9 @@ import pytest
 from assignors.tables import OUTPUT_COLUMNS
 from spark_udfs.report.aggregation import summarize
 from spark_udfs.report.html import render_html
-from spark_udfs.report.ranking import StrategySummary
+from spark_udfs.report.ranking import StrategySummary, rank
 from spark_udfs.report.summary import ADOPTION, DrillDown, GroupBalance, Summary, adoption
-from spark_udfs.report.text import render_text
+from spark_udfs.report.text import headline, render_text
 from spark_udfs.tables.schemas import ddl
 
 if TYPE_CHECKING:
@@ -32,7 +33,14 @@ RANKED = [strategy("uniform", "CONSUMER", 10.0), strategy("cooperative-sticky", 
 
 
 def test_every_strategy_says_what_adopting_it_takes() -> None:
-    assert sorted(ADOPTION) == ["consumer-range", "cooperative-sticky", "range", "roundrobin", "sticky", "uniform"]
+    assert sorted(ADOPTION) == [
+        "consumer-range", "cooperative-sticky", "range", "roundrobin", "sticky", "uniform", "weighted-sticky"
+    ]  # fmt: skip
+    weighted = adoption("weighted-sticky") or ""
+    for needed in ("kafka-python", "aiokafka", 'assignors.kafka_python.for_kafka_python("weighted-sticky")',
+                   'assignors.aiokafka.for_aiokafka("weighted-sticky")', "adapter.bind(consumer, window_s=30)",
+                   "COOPERATIVE", "A group with Java or librdkafka members"):  # fmt: skip
+        assert needed in weighted
     assert adoption("actual") is None
     uniform, ranged = adoption("uniform"), adoption("consumer-range")
     assert uniform is not None
@@ -52,6 +60,26 @@ def test_every_strategy_says_what_adopting_it_takes() -> None:
         "while any member lists an eager assignor), then, once every consumer runs that list, remove the eager "
         "assignor."
     )
+
+
+def test_weighted_sticky_is_recommended_by_the_95th_percentile_load_with_what_adopting_it_takes() -> None:
+    """Ranked by imbalance_p95 (then pause), weighted-sticky wins where its worst snapshot ties with sticky's."""
+    both = [
+        dataclasses.replace(strategy("sticky", "EAGER", 30.0, weighted=True), imbalance=7.0, imbalance_p95=2.92),
+        dataclasses.replace(
+            strategy("weighted-sticky", "COOPERATIVE", 40.0, weighted=True), imbalance=7.0, imbalance_p95=1.98
+        ),
+    ]
+    summary = Summary(1, 2, [], rank(both, ("imbalance_p95", "pause")), rank_by=("imbalance_p95", "pause"))
+    assert headline(summary) == (
+        "Recommended: weighted-sticky (COOPERATIVE). Ranked by imbalance_p95, then pause, it has the lowest "
+        "95th-percentile load: 1.98x the mean against 2.92x the mean for the runner-up sticky (EAGER), 1.5x less; "
+        "it is behind on pause (40 partition-seconds against 30 partition-seconds)."
+    )
+    assert adoption("weighted-sticky") in render_text(summary).splitlines()
+    page = render_html(summary)
+    assert '<p id="adoption">' + html.escape(adoption("weighted-sticky") or "") + "</p>" in page
+    assert "imbalance_p95" in page
 
 
 def test_the_terminal_and_the_page_say_what_adopting_the_recommended_strategy_takes() -> None:
