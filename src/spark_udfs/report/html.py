@@ -70,7 +70,7 @@ def _timing(summary: Summary) -> str:
     rows = [[p.parameter, p.text, p.source, p.setting] for p in summary.parameters]
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in summary.timing_notes)
     return (
-        f"<p>{html.escape(PAUSE_MODEL_NOTE[0].upper() + PAUSE_MODEL_NOTE[1:])}.</p>"
+        f"<p>{html.escape(PAUSE_MODEL_NOTE)}.</p>"
         + table(_PARAMETERS_HEADER, rows, table_id="parameters-table")
         + (f'<ul id="timing-notes">{notes}</ul>' if notes else "")
     )

@@ -14,6 +14,7 @@ from pyspark.sql import SparkSession
 from assignors import Assignment, Subscription, TopicPartition
 from assignors.cli import main
 from assignors.consumer_protocol import encode_assignment, encode_subscription
+from assignors.metrics import DEFAULT_PAUSE_MODEL
 from assignors.offsets_topic import GroupMetadata, HistoryBuilder, MemberMetadata, OffsetCommit, Record, encode_record
 from spark_udfs.jobs.consumer_offsets import offsets_tables
 
@@ -172,6 +173,7 @@ def test_the_actual_strategy_on_spark_equals_the_pure_rows(spark: SparkSession) 
     from spark_udfs.replay.weights import WeightHistory
     from spark_udfs.udfs import evaluate_history
 
+    M = DEFAULT_PAUSE_MODEL  # noqa: N806 - the model, as the docs write it
     tables = offsets_tables(
         spark.createDataFrame(_raw_rows(), "key binary, value binary, timestamp timestamp, partition int, offset long")
     )
@@ -211,4 +213,6 @@ def test_the_actual_strategy_on_spark_equals_the_pure_rows(spark: SparkSession) 
     # a: m1 alone holds t-0 (3) and t-1 (7), then m2 takes t-1: EAGER stops m1's 2 partitions for 0.12 of the
     # 3 s classic heartbeat (--rebalance-seconds) and a 0.09 s fetch (the measured factors)
     assert [(r["weighted_max_load"], r["weighted_spread"]) for r in got[:2]] == [(10.0, 0.0), (7.0, 4.0)]
-    assert [r["pause_partition_seconds"] for r in got[:2]] == pytest.approx([0.0, 2 * (0.12 * 3 + 0.09)])
+    assert [r["pause_partition_seconds"] for r in got[:2]] == pytest.approx(
+        [0.0, 2 * (M.eager_heartbeats * 3 + M.fetch_seconds)]
+    )

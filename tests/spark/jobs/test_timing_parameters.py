@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from assignors.metrics import DEFAULT_PAUSE_MODEL
 from assignors.tables import PARAMETERS_COLUMNS, column_names
 from spark_udfs.cli import main
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
@@ -98,17 +99,19 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
     printed = capsys.readouterr().out.splitlines()
     start = printed.index("Timing parameters (name, value, source):")
     words = [line.split(maxsplit=2) for line in printed[start + 1 : start + 12]]
+    m = DEFAULT_PAUSE_MODEL
+    derived = (2.5 - m.fetch_seconds) / 3.0  # 0.803333 at the measured 0.09 s fetch
     assert words == [
         ["heartbeat_seconds", "3", "Kafka's default heartbeat.interval.ms=3000"],
         ["session_seconds", "45", "Kafka's default session.timeout.ms=45000"],
         ["consumer_heartbeat_seconds", "2", "your option --consumer-heartbeat-interval-ms"],
         ["consumer_session_seconds", "45", "Kafka's default group.consumer.session.timeout.ms=45000"],
-        ["eager_heartbeats", "0.12", "measured"],
-        ["cooperative_heartbeats", "0.803333", "the cluster's records (5 cooperative hand-overs, median 2.5 s)"],
-        ["cooperative_orphan_heartbeats", "0.91", "measured"],
-        ["consumer_move_heartbeats", "0.65", "measured"],
-        ["consumer_orphan_heartbeats", "0.62", "measured"],
-        ["fetch_seconds", "0.09", "measured"],
+        ["eager_heartbeats", f"{m.eager_heartbeats:g}", "measured"],
+        ["cooperative_heartbeats", f"{derived:g}", "the cluster's records (5 cooperative hand-overs, median 2.5 s)"],
+        ["cooperative_orphan_heartbeats", f"{m.cooperative_orphan_heartbeats:g}", "measured"],
+        ["consumer_move_heartbeats", f"{m.consumer_move_heartbeats:g}", "measured"],
+        ["consumer_orphan_heartbeats", f"{m.consumer_orphan_heartbeats:g}", "measured"],
+        ["fetch_seconds", f"{m.fetch_seconds:g}", "measured"],
         ["kafka_version", "4.0.0", "your option --kafka-version"],
     ]
     notes = printed[start + 13 :]

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import Cluster, RangeAssignor, RoundRobinAssignor, Subscription
-from assignors.metrics import PauseModel
+from assignors.metrics import DEFAULT_PAUSE_MODEL, PauseModel
 from spark_udfs.replay import OUTPUT_COLUMNS, MemberRow, TopicHistory
 from spark_udfs.replay.actual import ActualRow, actual_rows, match_rates, self_check
 from spark_udfs.replay.timing import PauseTiming
@@ -118,11 +118,16 @@ def test_actual_rows_weighted_load_topic_spread_and_pause(assignor: str, protoco
     assert all(row[c] is None for row in unweighted for c in weighted)
     # the measured model at Kafka's defaults (heartbeat 3 s, KIP-848's 5 s, fetch 0.09 s): EAGER stops a's 4 for
     # 0.12 heartbeats, a cooperative move waits 0.97 heartbeats, a KIP-848 one 0.65 of the broker's
-    measured = {"EAGER": 4 * (0.12 * 3 + 0.09), "COOPERATIVE": 0.97 * 3 + 0.09, "CONSUMER": 0.65 * 5 + 0.09}
+    m = DEFAULT_PAUSE_MODEL
+    measured = {
+        "EAGER": 4 * (m.eager_heartbeats * 3 + m.fetch_seconds),
+        "COOPERATIVE": m.cooperative_heartbeats * 3 + m.fetch_seconds,
+        "CONSUMER": m.consumer_move_heartbeats * 5 + m.fetch_seconds,
+    }
     assert unweighted[1]["pause_partition_seconds"] == pytest.approx(measured[protocol])
     # the old two durations, as a model: R = 3 s is the classic heartbeat, H = 0.5 s the broker's
     legacy = actual_rows("g", members, actual, HISTORY, timing=PauseTiming(3.0, 0.5))
-    old = {"EAGER": 4 * (0.12 * 3 + 0.09), "COOPERATIVE": 0.97 * 3 + 0.09, "CONSUMER": 0.65 * 0.5 + 0.09}
+    old = {**measured, "CONSUMER": m.consumer_move_heartbeats * 0.5 + m.fetch_seconds}
     assert legacy[1]["pause_partition_seconds"] == pytest.approx(old[protocol])
 
 

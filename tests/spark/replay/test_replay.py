@@ -21,7 +21,7 @@ from assignors import (
     get_assignor,
     parse_topic_partition,
 )
-from assignors.metrics import InvalidWeightError, PauseModel, balance, movement, rebalance_pause
+from assignors.metrics import DEFAULT_PAUSE_MODEL, InvalidWeightError, PauseModel, balance, movement, rebalance_pause
 from spark_udfs import MemberRow, TopicHistory, replay_group
 from spark_udfs.demo.sample import _Group, _Member, _restart
 from spark_udfs.replay import OUTPUT_COLUMNS, replay_frame, rows_to_frame
@@ -126,7 +126,8 @@ def test_pause_cost_by_hand() -> None:
     ]
     assert [r[3] for r in pick(rows, "cooperative-sticky", *PAUSE)] == [0.0, 30.0, 0.0, 7.5]
     fast, _ = replay_group("g", JOIN_STAY_LEAVE, SIX, ["range"], timing=PauseTiming(rebalance_seconds=2.0))
-    assert [r["pause_partition_seconds"] for r in fast] == pytest.approx([0.0, 6 * 0.33, 0.0, 6 * 0.33])
+    stop = DEFAULT_PAUSE_MODEL.eager_heartbeats * 2.0 + DEFAULT_PAUSE_MODEL.fetch_seconds  # 0.33 s
+    assert [r["pause_partition_seconds"] for r in fast] == pytest.approx([0.0, 6 * stop, 0.0, 6 * stop])
 
 
 def test_topic_spread_by_hand() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
-from assignors.metrics import PauseModel
+from assignors.metrics import DEFAULT_PAUSE_MODEL, PauseModel
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
 from spark_udfs.report.aggregation import summarize
 from spark_udfs.report.html import render_html
@@ -287,7 +287,8 @@ def test_cli_evaluate_with_weights_rank_by_and_durations(tmp_path: Path, capsys:
     printed = capsys.readouterr().out
     assert "ranked by moved" in printed
     lines = [line.split() for line in printed.splitlines() if line[:1].isdigit() and "groups" not in line]
-    assert [(row[1], row[2]) for row in lines] == [("range", "1.98"), ("roundrobin", "1.98")]
+    stop = f"{6 * (DEFAULT_PAUSE_MODEL.eager_heartbeats * 2 + DEFAULT_PAUSE_MODEL.fetch_seconds):.2f}"  # 1.98
+    assert [(row[1], row[2]) for row in lines] == [("range", stop), ("roundrobin", stop)]
     words = [line.split() for line in printed.splitlines()]
     assert ["heartbeat_seconds", "2", "your", "option", "--rebalance-seconds"] in words
     assert [

@@ -24,6 +24,7 @@ from pyspark.sql import SparkSession
 from assignors import Cluster, RangeAssignor, Subscription
 from assignors.cli import main
 from assignors.consumer_protocol import encode_subscription
+from assignors.metrics import DEFAULT_PAUSE_MODEL
 from assignors.offsets_topic import GroupMetadata, MemberMetadata, OffsetCommit, Record, encode_record
 from assignors.testing import KafkaBroker
 from helpers.kafka_jvm import classpath
@@ -127,7 +128,8 @@ def test_the_documented_commands_give_tables_then_a_report(
         (2, 2, 2, 2, 4),
         (3, 3, 2, 1, 4),  # m3 takes orders-3 from m2
     ]
-    assert [r["pause_partition_seconds"] for r in actual] == pytest.approx([0.0, 4 * 0.45, 4 * 0.45])
+    stop = DEFAULT_PAUSE_MODEL.eager_heartbeats * 3 + DEFAULT_PAUSE_MODEL.fetch_seconds  # 0.45 s
+    assert [r["pause_partition_seconds"] for r in actual] == pytest.approx([0.0, 4 * stop, 4 * stop])
     # the cluster's records are the membership's own: nothing to derive, every parameter kept, and said so
     assert "eager_heartbeats kept (measured): the cluster's records show 0 EAGER rebalances" in printed
     # what range did on the cluster is what our range does on the recorded membership
