@@ -33,6 +33,8 @@ ROUND = PauseModel(
     consumer_move_heartbeats=1.0,
     consumer_orphan_heartbeats=1.0,
     fetch_seconds=0.0,
+    eager_orphan_heartbeats=1.0,
+    cooperative_kept_heartbeats=0.0,
 )
 """Round factors: a classic rebalance round is one 3 s heartbeat, a KIP-848 move one 0.5 s heartbeat, no fetch."""
 
@@ -117,11 +119,12 @@ def test_actual_rows_weighted_load_topic_spread_and_pause(assignor: str, protoco
     unweighted = actual_rows("g", members, actual, HISTORY)  # no weights: null, as for a replayed strategy
     assert all(row[c] is None for row in unweighted for c in weighted)
     # the measured model at Kafka's defaults (heartbeat 3 s, KIP-848's 5 s, fetch 0.09 s): EAGER stops a's 4 for
-    # 0.12 heartbeats, a cooperative move waits 0.97 heartbeats, a KIP-848 one 0.65 of the broker's
+    # 0.12 heartbeats, a cooperative move waits 0.97 heartbeats (and a's 3 kept ones the client's pause in the second
+    # round, cooperative_kept_heartbeats), a KIP-848 one 0.65 of the broker's
     m = DEFAULT_PAUSE_MODEL
     measured = {
         "EAGER": 4 * (m.eager_heartbeats * 3 + m.fetch_seconds),
-        "COOPERATIVE": m.cooperative_heartbeats * 3 + m.fetch_seconds,
+        "COOPERATIVE": m.cooperative_heartbeats * 3 + m.fetch_seconds + 3 * m.cooperative_kept_heartbeats * 3,
         "CONSUMER": m.consumer_move_heartbeats * 5 + m.fetch_seconds,
     }
     assert unweighted[1]["pause_partition_seconds"] == pytest.approx(measured[protocol])

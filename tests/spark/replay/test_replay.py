@@ -101,8 +101,10 @@ PAUSE = ("rebalanced", "moved", "revoked", "pause_partition_seconds")
 FIVE = PauseModel(
     heartbeat_seconds=5.0,
     eager_heartbeats=1.0,
+    eager_orphan_heartbeats=1.0,
     cooperative_heartbeats=2.0,
     cooperative_orphan_heartbeats=0.5,
+    cooperative_kept_heartbeats=0.0,
     fetch_seconds=0.0,
 )
 """A classic rebalance stops for one 5 s heartbeat, a cooperative move two, a departed member's partition half."""
@@ -114,8 +116,8 @@ def test_pause_cost_by_hand() -> None:
 
     Cooperative-sticky: only the 3 moved partitions stop, for two heartbeats: 3 * 2 * 5 = 30; the
     leave moves nothing and orphans a's 3, each waiting half a heartbeat: 7.5. The old R = 2 s as a model
-    (:class:`PauseTiming`): the classic heartbeat is 2 s under the measured factors, EAGER 0.12 heartbeats and
-    0.09 s to fetch: (6, then 3 + 3) x 0.33 s.
+    (:class:`PauseTiming`): the classic heartbeat is 2 s under the measured factors: EAGER stops the survivors'
+    partitions for ``eager_heartbeats`` and a leaver's for ``eager_orphan_heartbeats``, each plus the fetch.
     """
     rows, _ = replay_group("g", JOIN_STAY_LEAVE, SIX, ["range", "cooperative-sticky"], timing=FIVE)
     assert pick(rows, "range", *PAUSE) == [
@@ -126,8 +128,10 @@ def test_pause_cost_by_hand() -> None:
     ]
     assert [r[3] for r in pick(rows, "cooperative-sticky", *PAUSE)] == [0.0, 30.0, 0.0, 7.5]
     fast, _ = replay_group("g", JOIN_STAY_LEAVE, SIX, ["range"], timing=PauseTiming(rebalance_seconds=2.0))
-    stop = DEFAULT_PAUSE_MODEL.eager_heartbeats * 2.0 + DEFAULT_PAUSE_MODEL.fetch_seconds  # 0.33 s
-    assert [r["pause_partition_seconds"] for r in fast] == pytest.approx([0.0, 6 * stop, 0.0, 6 * stop])
+    m = DEFAULT_PAUSE_MODEL
+    stop = m.eager_heartbeats * 2.0 + m.fetch_seconds
+    orphan = m.eager_orphan_heartbeats * 2.0 + m.fetch_seconds  # a leaver's partitions wait the survivors' rejoin
+    assert [r["pause_partition_seconds"] for r in fast] == pytest.approx([0.0, 6 * stop, 0.0, 3 * stop + 3 * orphan])
 
 
 def test_topic_spread_by_hand() -> None:

@@ -76,6 +76,9 @@ FIXED = PauseModel(
     consumer_move_heartbeats=0.65,
     consumer_orphan_heartbeats=0.62,
     fetch_seconds=0.09,
+    eager_orphan_heartbeats=0.74,
+    cooperative_kept_heartbeats=0.03,
+    static_rejoin_seconds=0.25,
 )
 """The factors ``make calibrate`` measured for Kafka 4.4.0, fixed here: the text is pinned whatever a recalibration
 gives (their sources stay the defaults')."""
@@ -106,7 +109,7 @@ def test_the_text_reports_timing_parameters_and_implementations_pinned() -> None
         "  uniform: the broker's UniformAssignor (KIP-848) as Kafka 4.0.0 runs it, whatever the client",
     ]
     start = text.index("Timing parameters (name, value, source):")
-    assert text[start + 1 : start + 12] == [
+    assert text[start + 1 : start + 15] == [
         "  heartbeat_seconds                  2  your option --rebalance-seconds",
         "  session_seconds                   45  Kafka's default session.timeout.ms=45000",
         "  consumer_heartbeat_seconds         5  Kafka's default group.consumer.heartbeat.interval.ms=5000",
@@ -117,11 +120,14 @@ def test_the_text_reports_timing_parameters_and_implementations_pinned() -> None
         "  consumer_move_heartbeats        0.65  measured",
         "  consumer_orphan_heartbeats      0.62  measured",
         "  fetch_seconds                   0.09  measured",
+        "  eager_orphan_heartbeats         0.74  measured",
+        "  cooperative_kept_heartbeats     0.03  measured",
+        "  static_rejoin_seconds           0.25  measured",
         "  kafka_version                  4.0.0  your option --kafka-version",
     ]
-    assert text[start + 12].startswith("  pause_partition_seconds is assignors.metrics.rebalance_pause")
-    assert "every departure is priced as a LeaveGroup" in text[start + 12]
-    assert text[start + 13] == "  consumer_move_heartbeats kept (measured): not derivable"
+    assert text[start + 15].startswith("  pause_partition_seconds is assignors.metrics.rebalance_pause")
+    assert "every departure is priced as a LeaveGroup" in text[start + 15]
+    assert text[start + 16] == "  consumer_move_heartbeats kept (measured): not derivable"
     assert parameters_text([]) == []
 
 
@@ -248,6 +254,8 @@ def test_the_actual_cooperative_generation_prices_what_it_withholds() -> None:
     )
     actual = [row for step, o in enumerate(owned) for row in _actual(step * 10, step + 1, "cooperative-sticky", o)]
     members = [MemberRow(r.snapshot_ts, r.member_id, ("t",)) for r in actual]
-    model = PauseModel(heartbeat_seconds=3.0, cooperative_heartbeats=1.0, fetch_seconds=0.0)
+    model = PauseModel(
+        heartbeat_seconds=3.0, cooperative_heartbeats=1.0, fetch_seconds=0.0, cooperative_kept_heartbeats=0.0
+    )
     rows = actual_rows("g", members, actual, TopicHistory([("t", 6, None)]), timing=model)
     assert [(r["moved"], r["pause_partition_seconds"]) for r in rows] == [(0, 0.0), (0, 6.0), (0, 0.0)]
