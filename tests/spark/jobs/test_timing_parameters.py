@@ -98,7 +98,7 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
     assert main(argv) == 0
     printed = capsys.readouterr().out.splitlines()
     start = printed.index("Timing parameters (name, value, source):")
-    words = [line.split(maxsplit=2) for line in printed[start + 1 : start + 12]]
+    words = [line.split(maxsplit=2) for line in printed[start + 1 : start + 15]]
     m = DEFAULT_PAUSE_MODEL
     derived = (2.5 - m.fetch_seconds) / 3.0  # 0.803333 at the measured 0.09 s fetch
     assert words == [
@@ -112,9 +112,12 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
         ["consumer_move_heartbeats", f"{m.consumer_move_heartbeats:g}", "measured"],
         ["consumer_orphan_heartbeats", f"{m.consumer_orphan_heartbeats:g}", "measured"],
         ["fetch_seconds", f"{m.fetch_seconds:g}", "measured"],
+        ["eager_orphan_heartbeats", f"{m.eager_orphan_heartbeats:g}", "measured"],
+        ["cooperative_kept_heartbeats", f"{m.cooperative_kept_heartbeats:g}", "measured"],
+        ["static_rejoin_seconds", f"{m.static_rejoin_seconds:g}", "measured"],
         ["kafka_version", "4.0.0", "your option --kafka-version"],
     ]
-    notes = printed[start + 13 :]
+    notes = printed[start + 16 :]
     assert notes[0].startswith("  eager_heartbeats kept (measured): the cluster's records show 0 EAGER rebalances")
     assert "  uniform: the broker's UniformAssignor (KIP-848) as Kafka 4.0.0 runs it, whatever the client" in printed
     written = json.loads((out / "parameters.json").read_text(encoding="utf-8"))

@@ -40,9 +40,12 @@ ROUNDS = PauseModel(
     eager_heartbeats=1.0,
     cooperative_heartbeats=2.0,
     cooperative_orphan_heartbeats=1.0,
+    eager_orphan_heartbeats=1.0,
+    cooperative_kept_heartbeats=0.0,
     fetch_seconds=0.0,
 )
-"""A classic rebalance round is one 5 s heartbeat (a cooperative move takes two), no fetch: round numbers."""
+"""A classic rebalance round is one 5 s heartbeat (a cooperative move takes two, a kept partition none), no fetch:
+round numbers."""
 
 
 def _evaluated(session: SparkSession) -> tuple[DataFrame, DataFrame]:

@@ -262,13 +262,15 @@ def test_the_report_renders_offline_in_chromium(report: Path, browser: Browser, 
         "Array.prototype.map.call(document.querySelectorAll('#ranking-table tbody tr'),"
         " function (r) { return [r.cells[1].textContent, r.cells[2].textContent]; })"
     )
-    assert sorted(map(tuple, ranking)) == [  # the classic four and KIP-848's two, each labelled with its protocol
+    # the classic four, KIP-848's two and weighted-sticky (the demo has weights), each labelled with its protocol
+    assert sorted(map(tuple, ranking)) == [
         ("consumer-range", "CONSUMER"),
         ("cooperative-sticky", "COOPERATIVE"),
         ("range", "EAGER"),
         ("roundrobin", "EAGER"),
         ("sticky", "EAGER"),
         ("uniform", "CONSUMER"),
+        ("weighted-sticky", "COOPERATIVE"),
     ]
     headers = browser.evaluate(
         "Array.prototype.map.call(document.querySelectorAll('#ranking-table th'), function (h) {"
