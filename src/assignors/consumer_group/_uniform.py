@@ -18,6 +18,7 @@ from assignors.consumer_group._common import (
     previous_targets,
 )
 from assignors.consumer_group._heterogeneous import MOST_EVEN_CLASSES, heterogeneous_targets
+from assignors.consumer_group._heterogeneous_38 import KafkaThrows, heterogeneous_targets_38
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -143,6 +144,11 @@ class UniformAssignor(ServerAssignor):
             owned = [subscriptions[m].owned_partitions for m in order]
             return homogeneous_targets(topics, counts, owned, stable_extras=self.stable_extras)
         current, owners = previous_targets(order, counts, subscriptions)
+        if not self.even and kafka_version_tuple(self.kafka_version) < KAFKA_17710:
+            try:
+                return list(heterogeneous_targets_38(counts, [subscriptions[m].topics for m in order], current))
+            except KafkaThrows:  # Kafka computes no target: the 4.0 builder's stands in
+                pass
         subscribers = _subscribers(counts, [subscriptions[m].topics for m in order])
         topics_of = None  # Kafka's result, or too many distinct subscriptions for the most-even step
         if self.even:
