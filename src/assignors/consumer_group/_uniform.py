@@ -71,8 +71,13 @@ class UniformAssignor(ServerAssignor):
       members that must take it.
     - 3.8.0 to 4.0.0: the ``total % members`` extras go to the first members in iteration
       order, which can move partitions of an already balanced group.
-    - Before 4.0.0 Kafka's heterogeneous builder was another one (``GeneralUniformAssignmentBuilder``'s
-      successor, replaced by KAFKA-17710); it is not modelled: the 4.0 builder stands in.
+    - Before 4.0.0 (3.8.x, 3.9.x) Kafka's heterogeneous builder was another one, replaced by
+      KAFKA-17710: keep, give each remaining partition to the least loaded subscriber, then
+      move partitions with its ``PartitionMovements`` bookkeeping until balanced; it runs here
+      as transcribed from Kafka 3.9.1 (:mod:`~assignors.consumer_group._heterogeneous_38`).
+      Where Kafka's throws (``Mismatch in partition movement record``: the broker computes no
+      new target) the 4.0 builder's target stands in. :class:`EvenUniformAssignor` evens out
+      the 4.0 builder's result at every version.
 
     ``stable_extras`` is the older spelling of the same choice: True is the default
     version, False is Kafka 4.0.0 (the last before KAFKA-18688).
