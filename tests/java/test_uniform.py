@@ -200,7 +200,7 @@ def check_even(oracle: JavaOracle, group: Group) -> None:
         return
     report = f"{group}\n{side_by_side(even, java)}"
     assert squares(even) <= squares(java), f"less even than Kafka's\n{report}"
-    if squares(even) == squares(java):
+    if squares(even) == squares(java) and oracle.version_tuple >= KAFKA_17710:  # evens out 4.0's builder's result
         assert moved(group.subscriptions, even) <= moved(group.subscriptions, java), f"more moves\n{report}"
 
 
@@ -268,10 +268,10 @@ SALTS = st.lists(st.integers(1, 2**32), min_size=7, max_size=7, unique=True)  # 
 
 
 def _before_kafka_17710(oracle: JavaOracle, request: pytest.FixtureRequest) -> None:
-    """Kafka 3.8 and 3.9 ran another heterogeneous builder (before KAFKA-17710), which ours does not model."""
+    """Kafka 3.8 and 3.9 ran another heterogeneous builder (before KAFKA-17710): a pin of the 4.0 builder fails."""
     if oracle.version_tuple < KAFKA_17710:
         request.applymarker(
-            pytest.mark.xfail(strict=True, reason="Kafka 3.8/3.9's heterogeneous builder is not modelled")
+            pytest.mark.xfail(strict=True, reason="pins Kafka 4.0's heterogeneous builder; 3.8/3.9 ran another")
         )
 
 
