@@ -18,6 +18,7 @@ from assignors.consumer_group._common import (
     previous_targets,
 )
 from assignors.consumer_group._heterogeneous import MOST_EVEN_CLASSES, heterogeneous_targets
+from assignors.consumer_group._heterogeneous_38 import KafkaThrows, heterogeneous_targets_38
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -70,8 +71,13 @@ class UniformAssignor(ServerAssignor):
       members that must take it.
     - 3.8.0 to 4.0.0: the ``total % members`` extras go to the first members in iteration
       order, which can move partitions of an already balanced group.
-    - Before 4.0.0 Kafka's heterogeneous builder was another one (``GeneralUniformAssignmentBuilder``'s
-      successor, replaced by KAFKA-17710); it is not modelled: the 4.0 builder stands in.
+    - Before 4.0.0 (3.8.x, 3.9.x) Kafka's heterogeneous builder was another one, replaced by
+      KAFKA-17710: keep, give each remaining partition to the least loaded subscriber, then
+      move partitions with its ``PartitionMovements`` bookkeeping until balanced; it runs here
+      as transcribed from Kafka 3.9.1 (:mod:`~assignors.consumer_group._heterogeneous_38`).
+      Where Kafka's throws (``Mismatch in partition movement record``: the broker computes no
+      new target) the 4.0 builder's target stands in. :class:`EvenUniformAssignor` evens out
+      the 4.0 builder's result at every version.
 
     ``stable_extras`` is the older spelling of the same choice: True is the default
     version, False is Kafka 4.0.0 (the last before KAFKA-18688).
@@ -143,6 +149,11 @@ class UniformAssignor(ServerAssignor):
             owned = [subscriptions[m].owned_partitions for m in order]
             return homogeneous_targets(topics, counts, owned, stable_extras=self.stable_extras)
         current, owners = previous_targets(order, counts, subscriptions)
+        if not self.even and kafka_version_tuple(self.kafka_version) < KAFKA_17710:
+            try:
+                return list(heterogeneous_targets_38(counts, [subscriptions[m].topics for m in order], current))
+            except KafkaThrows:  # Kafka computes no target: the 4.0 builder's stands in
+                pass
         subscribers = _subscribers(counts, [subscriptions[m].topics for m in order])
         topics_of = None  # Kafka's result, or too many distinct subscriptions for the most-even step
         if self.even:
