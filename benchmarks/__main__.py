@@ -312,6 +312,19 @@ def _spark_rows(figures: dict[str, Any]) -> list[str]:
             f" | {figures['evaluations_per_s_spark']:,.0f} Spark, {figures['evaluations_per_s_plain']:,.0f} plain"
             f" | {'equal' if figures['same_output'] else '**differs**'} | {figures['date']} |"
         ),
+        *_spark_phases(figures),
+    ]
+
+
+def _spark_phases(figures: dict[str, Any]) -> list[str]:
+    """The Spark evaluation's time by phase (``benchmarks.spark_eval.PHASES``), in runs that recorded it."""
+    phases = ("startup", "read", "replay", "write", "report")
+    if any(f"spark_{phase}_s" not in figures for phase in phases):
+        return []
+    parts = ", ".join(f"{phase} {figures[f'spark_{phase}_s']:.1f} s" for phase in phases)
+    return [
+        "",
+        f"Spark's time by phase (`write`: the output written once more; `report`: `summarize` and the HTML): {parts}.",
     ]
 
 

@@ -7,7 +7,9 @@ not timed. Then:
 
 - plain: one Python process reads the Parquet with pandas, replays every group with
   ``replay_frame`` (the function Spark runs) and writes the output as Parquet;
-- spark: ``evaluate_history`` on ``master`` reads the same Parquet and writes its output.
+- spark: ``evaluate_history`` on ``master`` reads the same Parquet and writes its output, then summarizes it
+  into the report as ``assignors evaluate`` does; the time of each phase (start-up, read, replay, write,
+  report) is in the JSON and printed on stderr as one line.
 
 Both outputs are compared row for row (every column but ``assign_ms``), so the two timings
 measure the same work.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -87,7 +90,16 @@ def run_plain(membership_path: Path, topics_path: Path, weights_path: Path, out:
 
 
 def run_spark(paths: tuple[Path, Path, Path], out: Path, master: str) -> dict[str, Any]:
-    """Start a session, evaluate, write; returns the timings and the output read back."""
+    """Start a session, evaluate, write, report; returns the timings of each phase and the output read back.
+
+    The phases: ``startup`` (the session and a first job), ``read`` (the tables read and checked, the topics and
+    weights collected: everything ``evaluate_history`` does before its job), ``replay`` and ``write`` (one Spark
+    job, the replay feeding the Parquet writer: ``write`` is the same rows written once more, read back from the
+    output, and ``replay`` the job's rest), ``report`` (``summarize`` and the HTML, as ``assignors evaluate``).
+    ``evaluate_s`` is read + replay + write, as before the breakdown.
+    """
+    from spark_udfs.report.aggregation import summarize
+    from spark_udfs.report.html import render_html
     from spark_udfs.session import get_session
     from spark_udfs.udfs import evaluate_history
 
@@ -97,11 +109,37 @@ def run_spark(paths: tuple[Path, Path, Path], out: Path, master: str) -> dict[st
     started = time.perf_counter()
     membership, topics, weights = (spark.read.parquet(str(path)) for path in paths)
     evaluation = evaluate_history(membership, topics, strategies=STRATEGIES, weights=weights)
+    read = time.perf_counter()
     evaluation.write.mode("overwrite").parquet(str(out))
     finished = time.perf_counter()
+    spark.read.parquet(str(out)).write.mode("overwrite").parquet(f"{out}-again")
+    written = time.perf_counter()
+    summary = summarize(spark.read.parquet(str(out)), membership, weights_given=True)
+    render_html(summary)
+    reported = time.perf_counter()
     output = pd.read_parquet(out)
     spark.stop()
-    return {"startup_s": started - start, "evaluate_s": finished - started, "output": output}
+    write_s = written - finished
+    return {
+        "startup_s": started - start,
+        "read_s": read - started,
+        "replay_s": max(finished - read - write_s, 0.0),
+        "write_s": write_s,
+        "report_s": reported - written,
+        "evaluate_s": finished - started,
+        "output": output,
+    }
+
+
+PHASES = ("startup", "read", "replay", "write", "report")
+"""The phases of a Spark evaluation the benchmark times (see :func:`run_spark`)."""
+
+
+def breakdown(figures: dict[str, Any]) -> str:
+    """One line: the seconds of each phase of the Spark evaluation, and their total."""
+    seconds = [figures[f"spark_{phase}_s"] for phase in PHASES]
+    parts = ", ".join(f"{phase} {value:.1f} s" for phase, value in zip(PHASES, seconds, strict=True))
+    return f"spark evaluation on {figures['master']}: {parts}; total {sum(seconds):.1f} s"
 
 
 def same_output(plain: pd.DataFrame, spark: pd.DataFrame) -> bool:
@@ -140,12 +178,14 @@ def main() -> None:
         "plain_s": plain_s,
         "spark_startup_s": spark["startup_s"],
         "spark_evaluate_s": spark["evaluate_s"],
+        **{f"spark_{phase}_s": spark[f"{phase}_s"] for phase in PHASES[1:]},
         "spark_wall_s": spark["startup_s"] + spark["evaluate_s"],
         "overhead": spark["evaluate_s"] / plain_s,
         "evaluations_per_s_plain": evaluations / plain_s,
         "evaluations_per_s_spark": evaluations / spark["evaluate_s"],
         "same_output": same_output(plain, spark["output"]),
     }
+    print(breakdown(figures), file=sys.stderr)
     print(json.dumps(figures))
 
 

@@ -34,8 +34,8 @@ __all__ = [
 TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
 """The Java options of the tests' Spark JVMs (``SPARK_SUBMIT_OPTS``, which ``spark-submit`` gives the JVM it starts):
 C1 only. A test's JVM lives seconds to minutes on small inputs, where C2's compiling costs more than it wins: an
-``assignors evaluate`` of a 3-member history on ``local[1]`` used 28 s of CPU instead of 47 s (the tests' Spark JVMs
-only: the product's sessions keep the JVM's defaults, made for long jobs).
+``assignors evaluate`` of a 3-member history on ``local[1]`` used 28 s of CPU instead of 47 s (a new local session of
+``spark_udfs.session`` runs C1 only too, through ``spark.driver.extraJavaOptions``; a cluster keeps its own).
 """
 
 

@@ -320,3 +320,23 @@ def test_cli_evaluate_with_weights_rank_by_and_durations(tmp_path: Path, capsys:
     assert '<h2 id="timing">Timing parameters</h2>' in page
     with pytest.raises(SystemExit):
         main([*argv[:-2], "--rebalance-seconds", "-1"])
+
+
+def test_summarize_caches_its_input_only_while_it_runs(
+    local_evaluation: tuple[DataFrame, DataFrame], tmp_path: Path
+) -> None:
+    """summarize keeps the evaluation in memory for its jobs and lets go after; a frame the caller cached stays so.
+
+    The figures are the same either way (the cache holds the rows as read: same partitions, same order).
+    """
+    output, membership = local_evaluation  # over Spark Connect: test_cli_remote_runs_over_spark_connect
+    output.write.parquet(str(tmp_path / "evaluation"))
+    read = output.sparkSession.read.parquet(str(tmp_path / "evaluation"))
+    plain = summarize(read, membership)
+    assert not read.is_cached
+    kept = read.cache()
+    try:
+        assert summarize(kept, membership) == plain
+        assert kept.is_cached
+    finally:
+        kept.unpersist()
