@@ -60,19 +60,12 @@ def connect(
 class _TopicReader:
     """One pass over a topic's partitions; tracks positions, end-of-partition and the high watermarks."""
 
-    def __init__(  # noqa: PLR0913 - the read's settings
-        self,
-        consumer: Any,
-        topic: str,
-        settings: dict[str, str],
-        events: ClientEvents,
-        timeout: float,
-        *,
-        check_ends: bool = True,
+    def __init__(
+        self, consumer: Any, topic: str, settings: dict[str, str], events: ClientEvents, timeout: float
     ) -> None:
         from confluent_kafka import OFFSET_BEGINNING, KafkaException, TopicPartition
 
-        self.consumer, self.topic, self.settings, self.check_ends = consumer, topic, settings, check_ends
+        self.consumer, self.topic, self.settings = consumer, topic, settings
         metadata = connect(consumer, settings, events, timeout, topic)
         described = metadata.topics.get(topic)
         if described is not None and described.error is not None and described.error.name() in _DENIED:
@@ -93,15 +86,8 @@ class _TopicReader:
                     raise ReadDeniedError(denied_message(topic, settings)) from None
                 raise UsageError(events.explain(settings, timeout)) from None
             self.position[number], self.high[number] = low, high
-        self.target: dict[int, int] = dict(self.high)
-        self.read_to: dict[int, int] = dict(self.position)  # past the last record handed over
-        # Done when librdkafka says so (end of partition) at or past the end the read started with (``target``),
-        # also for an empty one: its first fetch is where a principal without READ is refused (with DESCRIBE, the
-        # metadata and the offsets above answer). An end reported past the last record handed over is checked
-        # once (``checking``; not when following: the read has no end): control records (a transaction's markers,
-        # aborted records) are skipped, records are not (CI saw a read end with exit 0, 35 records short, when the
-        # broker was killed mid-read).
-        self.checking: dict[int, tuple[int, int]] = {}
+        # Done when librdkafka says so (end of partition), also for an empty one: its first fetch is where a
+        # principal without READ is refused (with DESCRIBE, the metadata and the offsets above answer).
         self.done: set[int] = set()
         consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in self.partitions])
 
@@ -115,7 +101,7 @@ class _TopicReader:
         error = message.error()
         number: int = message.partition()
         if error is not None and error.code() == KafkaError._PARTITION_EOF:  # noqa: SLF001 - librdkafka's name
-            self._end_of(number, message.offset())
+            self.done.add(number)
             return True
         if error is not None and error.name() in _DENIED:
             raise ReadDeniedError(denied_message(self.topic, self.settings))
@@ -128,7 +114,7 @@ class _TopicReader:
             builder.errors.append(f"partition {number}: {error.str()}")
             return False
         offset: int = message.offset()
-        self.position[number] = self.read_to[number] = offset + 1
+        self.position[number] = offset + 1
         self.done.discard(number)
         kind, stamp = message.timestamp()
         key = message.key()
@@ -138,30 +124,6 @@ class _TopicReader:
             ms = None if kind == TIMESTAMP_NOT_AVAILABLE else stamp
             builder.add_raw(key, message.value(), ms, f"partition {number} offset {offset}")
         return True
-
-    def _end_of(self, number: int, at: int) -> None:
-        """librdkafka reports the end of partition ``number`` at offset ``at`` (where its fetch stood, past control
-        records; negative: not known). An end below the high watermark the read started with is not the end
-        (librdkafka can report one, confluentinc/librdkafka#3411): the read goes on, and times out if the broker is
-        gone. An end past the last record handed over is confirmed by reading again from that record: the same end,
-        and no record in between, means only control records were there."""
-        from confluent_kafka import KafkaException, TopicPartition
-
-        if at < 0:
-            if self.read_to[number] >= self.target[number]:
-                self.done.add(number)
-            return
-        self.position[number] = max(self.position[number], at)
-        if at < self.target[number] or not self.check_ends:
-            return
-        if self.read_to[number] >= at or self.checking.get(number) == (at, self.read_to[number]):
-            self.done.add(number)
-            return
-        self.checking[number] = (at, self.read_to[number])
-        try:
-            self.consumer.seek(TopicPartition(self.topic, number, self.read_to[number]))
-        except KafkaException:
-            self.checking.pop(number)  # not fetching now: the next end reported is checked afresh
 
     def lag(self) -> int:
         from confluent_kafka import TopicPartition
@@ -215,7 +177,7 @@ def collect_topic(  # noqa: PLR0913 - the command's options
     out = progress or sys.stderr
     finished = False
     try:
-        reader = _TopicReader(consumer, topic, settings, events, timeout, check_ends=not follow)
+        reader = _TopicReader(consumer, topic, settings, events, timeout)
         last_flush = time.monotonic()
         told = False
         while follow or not reader.at_end():

@@ -12,7 +12,8 @@
 It is ready when it answers a Metadata request naming itself with the cluster id it was formatted with, and
 names a group coordinator (the first FindCoordinator creates ``__consumer_offsets``). Its settings suit tests
 (override any with ``config=``): one replica for the internal topics, ``group.initial.rebalance.delay.ms=0``, short
-minimum session and heartbeat intervals for both group protocols, and on 4.3+
+minimum session and heartbeat intervals for both group protocols, no time retention (``log.retention.ms=-1``: a
+record with a fixed, old timestamp stays), and on 4.3+
 ``group.consumer.assignment.interval.ms=0`` (the consumer protocol computes a new target assignment at once).
 
 Secured listeners, for tests of what clients see on the clusters operators run (all off by default; the
@@ -457,6 +458,10 @@ class KafkaBroker:
             "group.consumer.min.heartbeat.interval.ms": "100",
             "group.consumer.heartbeat.interval.ms": "500",
             "log.flush.interval.messages": "1",  # a SIGKILLed broker loses no acknowledged record
+            # Tests write records with fixed timestamps (years old soon enough); Kafka's time retention (7 days)
+            # deletes them at its first check, 5 min after the start: a read from the earliest offset then finds
+            # them gone, or loses them mid-read (seen in CI: a module's broker older than 5 min).
+            "log.retention.ms": "-1",
         }
         if self.version is None or _version_key(self.version) >= (4, 3):
             settings["group.consumer.assignment.interval.ms"] = "0"
