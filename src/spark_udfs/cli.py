@@ -141,6 +141,9 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     if weighted and not args.weights:  # before Spark starts
         msg = f"--strategies {weighted[0]} needs --weights: it balances the partitions' weights, which the table gives"
         raise CliError(msg)
+    if "moved_weight" in args.rank_by and not args.weights:
+        msg = "--rank-by moved_weight needs --weights: the weight moved is measured in the table's weights"
+        raise CliError(msg)
     _check_kafka_version(args.kafka_version, args.strategies)
     costs = _costs(args)  # bad timing options fail before Spark starts
     _check_out(args.out)

@@ -27,6 +27,7 @@ from assignors.metrics import (
     WeightedLoad,
     balance,
     check_assignment,
+    moved_weight,
     movement,
     pause_partition_seconds,
     topic_spreads,
@@ -265,6 +266,58 @@ def test_weighted_load_properties(group: Group, per_topic: dict[str, float]) -> 
     assert math.isclose(w.spread, w.max_load - w.min_load)
     assert w.max_mean_ratio >= 1.0 - 1e-9
     assert w.max_mean_ratio <= max(w.members, 1) + 1e-9  # one member carries everything at worst
+
+
+@given(
+    groups(),
+    groups(),
+    st.dictionaries(st.sampled_from(["t0", "t1", "t2", "t3"]), st.floats(0, 1e6)),
+    st.dictionaries(st.tuples(st.sampled_from(["t0", "t1"]), st.integers(0, 5)), st.floats(0, 1e3)),
+    st.randoms(use_true_random=False),
+)
+def test_moved_weight_weighs_what_movement_counts_as_moved(
+    first: Group,
+    second: Group,
+    per_topic: dict[str, float],
+    per_partition: dict[tuple[str, int], float],
+    rnd: Random,
+) -> None:
+    """Unit weights give ``movement(...).moved``; any weights give the sum over those same partitions (a partition's
+    own weight before its topic's); the order of members and partitions changes nothing."""
+    before = RangeAssignor().assign(first.cluster, first.subscriptions)
+    after = RangeAssignor().assign(second.cluster, second.subscriptions)
+    topics = {tp.topic for a in [*before.values(), *after.values()] for tp in a.partitions}
+    assert moved_weight(before, after, {(t, None): 1.0 for t in topics}) == movement(before, after).moved
+    weights: dict[tuple[str, int | None], float] = {(t, None): v for t, v in per_topic.items()}
+    weights.update({(t, p): v for (t, p), v in per_partition.items()})
+    owner_after = {tp: m for m, a in after.items() for tp in a.partitions}
+    moved = [
+        tp
+        for member, assigned in before.items()
+        if member in after
+        for tp in assigned.partitions
+        if owner_after.get(tp) not in {None, member}
+    ]
+    expected = math.fsum(weights.get((tp.topic, tp.partition), weights.get((tp.topic, None), 0.0)) for tp in moved)
+    assert moved_weight(before, after, weights) == expected
+    shuffled_before = [(m, list(a.partitions)) for m, a in before.items()]
+    rnd.shuffle(shuffled_before)
+    for _, partitions in shuffled_before:
+        rnd.shuffle(partitions)
+    shuffled_after = list(after.items())
+    rnd.shuffle(shuffled_after)
+    assert moved_weight(dict(shuffled_before), dict(shuffled_after), weights) == expected
+
+
+def test_moved_weight_by_hand_and_its_bad_weights_named() -> None:
+    a = {"x": [TP("hot", 0), TP("cold", 0)], "y": [TP("cold", 1)], "gone": [TP("cold", 2)]}
+    b = {"x": [TP("cold", 0), TP("cold", 2)], "y": [TP("hot", 0), TP("cold", 1)]}
+    weights: dict[tuple[str, int | None], float] = {("hot", None): 10.0, ("cold", None): 1.0, ("hot", 0): 7.5}
+    assert moved_weight(a, b, weights) == 7.5  # hot-0 moved x -> y; cold-2 was orphaned, not moved
+    assert moved_weight(a, b, weights, members_after=["y"]) == 0.0  # x counted as gone: orphaned, not moved
+    assert moved_weight(a, b, {}, default=2.0) == 2.0
+    with pytest.raises(InvalidWeightError, match="cold"):
+        moved_weight(a, b, {("cold", 3): -1.0})
 
 
 @given(groups(), groups(), st.floats(0, 600), st.floats(0, 60))

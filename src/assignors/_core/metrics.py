@@ -60,6 +60,7 @@ __all__ = [
     "Weights",
     "balance",
     "check_assignment",
+    "moved_weight",
     "movement",
     "owners",
     "pause_partition_seconds",
@@ -246,6 +247,46 @@ def movement(
         released += lost
         moved += len(now) - kept - lost
     return Movement(moved, orphaned, retained, released)
+
+
+def moved_weight(
+    before: AssignmentLike,
+    after: AssignmentLike,
+    weights: Weights,
+    *,
+    members_after: Collection[MemberId] | None = None,
+    default: float = 0.0,
+) -> float:
+    """The weight of what moved from A to B: the partitions :func:`movement` counts as ``moved`` (owned in A by a
+    member still present, owned by another member in B), each weighed as :func:`weighted_load` weighs it.
+
+    Sums are exact (``math.fsum``): the figure does not depend on the order of members or partitions.
+
+    Raises:
+        InvalidWeightError: a weight (or ``default``) that is negative, NaN or infinite, naming its topic and
+            partition.
+
+    >>> from assignors import TopicPartition as TP
+    >>> a = {"x": [TP("hot", 0), TP("cold", 0)], "y": [TP("cold", 1)], "z": [TP("cold", 2)]}
+    >>> b = {"x": [TP("cold", 0)], "y": [TP("hot", 0), TP("cold", 1), TP("cold", 2)]}
+    >>> moved_weight(a, b, {("hot", None): 10.0, ("cold", None): 1.0})
+    10.0
+    """
+    weighted_load({}, weights, default=default)  # checks every weight and the default, naming a bad one
+    present = after.keys() if members_after is None else members_after
+    if not isinstance(present, Collection) or isinstance(present, str):
+        present = set(present)
+    new_owner = owners(after)
+    parts: list[float] = []
+    for member, value in before.items():
+        if member not in present:
+            continue
+        for tp in _sequence(value):
+            owner = new_owner.get(tp)
+            if owner is not None and owner != member:
+                weight = weights.get((tp[0], tp[1]))
+                parts.append(weights.get((tp[0], None), default) if weight is None else weight)
+    return math.fsum(parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,6 +83,7 @@ OUTPUT_COLUMNS: Final[Columns] = (
     ("weighted_spread", "double"),
     ("weighted_max_mean_ratio", "double"),
     ("pause_partition_seconds", "double"),
+    ("moved_weight", "double"),
 )
 """The evaluation: one row per group, snapshot and strategy."""
 

@@ -40,6 +40,7 @@ from assignors.metrics import (
     PauseModel,
     balance,
     check_assignment,
+    moved_weight,
     movement,
     rebalance_pause,
     weighted_load,
@@ -188,6 +189,9 @@ def actual_rows(  # noqa: PLR0913 - the evaluation's options
             moves = movement(previous.assignment, snapshot.assignment, members_after=snapshot.assignment.keys())
             revoked_under = RebalanceProtocol.EAGER if protocol == "EAGER" else RebalanceProtocol.COOPERATIVE
             row.update(moved=moves.moved, orphaned=moves.orphaned, revoked=moves.revoked(revoked_under))
+            if weights is not None:
+                at = weights.at(snapshot.ts, counts)
+                row["moved_weight"] = moved_weight(previous.assignment, snapshot.assignment, at)
             row["rounds"] = 2 if protocol != "EAGER" and moves.moved else 1
             survivors = moves.revoked(RebalanceProtocol.EAGER)
             # a COOPERATIVE generation withholds what it revokes (assigned in the next): a hand-over, priced as a move
@@ -197,6 +201,8 @@ def actual_rows(  # noqa: PLR0913 - the evaluation's options
             )
             if not row["rebalanced"]:
                 row.update(moved=0, orphaned=0, revoked=0, rounds=0, pause_partition_seconds=0.0)
+                if weights is not None:
+                    row["moved_weight"] = 0.0
         rows.append(row)
         previous = snapshot
     return rows
@@ -233,6 +239,7 @@ def _weighted(
         return {}
     load = weighted_load(assignment, weights.at(ts, counts))
     return {
+        "moved_weight": 0.0,  # the first snapshot's; later ones weigh what moved
         "weighted_max_load": load.max_load,
         "weighted_min_load": load.min_load,
         "weighted_spread": load.spread,

@@ -51,6 +51,7 @@ from assignors.metrics import (
     PauseModel,
     balance,
     check_assignment,
+    moved_weight,
     movement,
     rebalance_pause,
     weighted_load,
@@ -131,7 +132,13 @@ def strategy_assignor(name: str, *, kafka_version: str | None = None) -> Consume
     return get_assignor(name)
 
 
-_WEIGHTED = ("weighted_max_load", "weighted_min_load", "weighted_spread", "weighted_max_mean_ratio")
+_WEIGHTED = (
+    "weighted_max_load",
+    "weighted_min_load",
+    "weighted_spread",
+    "weighted_max_mean_ratio",
+    "moved_weight",
+)
 
 Row = dict[str, Any]
 
@@ -208,12 +215,21 @@ class _Options:
     kafka_version: str | None
 
 
-def _weighted(snapshot: Snapshot, assignment: Mapping[str, Sequence[TopicPartition]], options: _Options) -> Row:
-    """The weighted columns of ``assignment`` at ``snapshot`` (null without weights)."""
+def _weighted(
+    snapshot: Snapshot,
+    assignment: Mapping[str, Sequence[TopicPartition]],
+    options: _Options,
+    before: Mapping[str, Sequence[TopicPartition]] | None = None,
+) -> Row:
+    """The weighted columns of ``assignment`` at ``snapshot`` (null without weights); with ``before`` (the
+    assignment the rebalance started from) also ``moved_weight``, the weight of the partitions it moved."""
     if options.weights is None:
         return dict.fromkeys(_WEIGHTED)
-    load = weighted_load(assignment, options.weights.at(snapshot.ts, snapshot.counts))
+    weights = options.weights.at(snapshot.ts, snapshot.counts)
+    load = weighted_load(assignment, weights)
+    moved = {} if before is None else {"moved_weight": moved_weight(before, assignment, weights)}
     return {
+        **moved,
         "weighted_max_load": load.max_load,
         "weighted_min_load": load.min_load,
         "weighted_spread": load.spread,
@@ -239,7 +255,7 @@ def _replay_strategy(
             carried = {**state.row, "snapshot_ts": snapshot.ts, "rebalanced": False}
             carried.update(moved=0, orphaned=0, revoked=0, rounds=0, assign_ms=0.0, pause_partition_seconds=0.0)
             if options.weights is not None:  # weights change over time even when the group does not
-                carried.update(_weighted(snapshot, state.assignment, options))
+                carried.update(_weighted(snapshot, state.assignment, options), moved_weight=0.0)
             output.append(carried)
         else:
             if cluster is None or cluster.partitions_per_topic != snapshot.counts:
@@ -321,7 +337,7 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
         "assign_ms": result.assign_seconds * 1000.0,
         "topic_spread": loads.topic_spread,
         "topic_spread_sum": loads.topic_spread_sum,
-        **_weighted(snapshot, after, options),
+        **_weighted(snapshot, after, options, before=before),
         "pause_partition_seconds": 0.0
         if first
         else rebalance_pause(

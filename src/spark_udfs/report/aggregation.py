@@ -233,6 +233,10 @@ def _strategies(ok: DataFrame) -> list[StrategySummary]:
             sf.sum((~sf.col("valid")).cast("int")).alias("invalid"),
             sf.sum("assign_ms").alias("assign_ms"),
             sf.max(sf.col("weighted_max_mean_ratio").isNotNull().cast("int")).alias("weighted"),
+            # an evaluation written before the column existed has none: null, as without weights
+            (sf.sum("moved_weight") if "moved_weight" in ok.columns else sf.lit(None).cast("double")).alias(
+                "moved_weight"
+            ),
         )
         .collect()
     )

@@ -27,7 +27,8 @@ __all__ = ["render_html", "strategy_styles"]
 
 
 def _ranking(summary: Summary) -> str:
-    figures = list(summary.rank_by) + [c for c in RANK_KEYS if c not in summary.rank_by]
+    shown = [c for c in RANK_KEYS if c != "moved_weight" or summary.weighted]  # the weight moved: with weights
+    figures = list(summary.rank_by) + [c for c in shown if c not in summary.rank_by]
     columns = ["rank", "strategy", "protocol", "rebalances", *figures]
     header = [(c, COLUMN_DEFINITIONS[c]) for c in columns]
     rows = [

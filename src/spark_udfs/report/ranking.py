@@ -9,6 +9,7 @@ pause cost, then worst imbalance, then moved partitions (``DEFAULT_RANK_BY``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,6 +47,8 @@ class StrategySummary:
         weighted: whether ``imbalance`` is weighted.
         imbalance_p95: the 95th percentile of the snapshots' max/mean load ratio (weighted likewise): the usual
             bad case, where the worst can be one partition heavier than the mean, which no assignment splits.
+        moved_weight: the total weight of the partitions moved between live members, each at the weight in force
+            at its snapshot (None without a weights table).
     """
 
     strategy: str
@@ -63,6 +66,7 @@ class StrategySummary:
     assign_ms: float
     weighted: bool = False
     imbalance_p95: float = 1.0
+    moved_weight: float | None = None
 
 
 RANK_KEYS: dict[str, str] = {
@@ -70,6 +74,8 @@ RANK_KEYS: dict[str, str] = {
     "imbalance": "worst max/mean load ratio of any snapshot (weighted when weights are given; 1.0 = even)",
     "imbalance_p95": "95th percentile of the snapshots' max/mean load ratio (weighted likewise; 1.0 = even)",
     "moved": "total partitions moved from one live member to another",
+    "moved_weight": "total weight of the partitions moved between live members, each at its snapshot's weight "
+    "(with a weights table)",
     "revoked": "total partitions live members had to give up (contains moved)",
     "orphaned": "total partitions whose owner had left the group",
     "topic_spread": "worst per-topic spread of any snapshot (max - min of a topic's subscribers' counts)",
@@ -118,8 +124,10 @@ def parse_rank_by(text: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def score(summary: StrategySummary, rank_by: Sequence[str]) -> tuple[float, ...]:
-    """The figures ``rank_by`` names, in order: the score compared lexicographically."""
-    return tuple(float(getattr(summary, name)) for name in rank_by)
+    """The figures ``rank_by`` names, in order: the score compared lexicographically (a figure a strategy does not
+    have, ``moved_weight`` without weights, counts as infinite: last)."""
+    values = (getattr(summary, name) for name in rank_by)
+    return tuple(math.inf if value is None else float(value) for value in values)
 
 
 def rank(strategies: Sequence[StrategySummary], rank_by: Sequence[str] = DEFAULT_RANK_BY) -> list[StrategySummary]:

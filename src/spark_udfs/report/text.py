@@ -59,6 +59,7 @@ _FIGURES: dict[str, tuple[str, str]] = {
     "imbalance": ("worst load", "{:.2f}x the mean"),
     "imbalance_p95": ("95th-percentile load", "{:.2f}x the mean"),
     "moved": ("partitions moved", "{:,.0f}"),
+    "moved_weight": ("weight moved", "{:,.0f}"),
     "revoked": ("partitions revoked", "{:,.0f}"),
     "orphaned": ("partitions orphaned", "{:,.0f}"),
     "topic_spread": ("worst per-topic spread", "{:,.0f} partitions"),
@@ -71,7 +72,8 @@ _FIGURES: dict[str, tuple[str, str]] = {
 
 
 def _value(strategy: StrategySummary, key: str) -> str:
-    return _FIGURES[key][1].format(float(getattr(strategy, key)))
+    value = getattr(strategy, key)
+    return "not measured (no weights table)" if value is None else _FIGURES[key][1].format(float(value))
 
 
 def _figures(strategy: StrategySummary, keys: Sequence[str]) -> str:
@@ -141,13 +143,14 @@ def render_text(summary: Summary) -> str:
         "",
         (
             f"{'rank':<5}{'strategy':<20}{'pause p-s':>14}{'imbalance':>11}{'moved':>9}{'revoked':>9}"
-            f"{'topic spread':>13}{'invalid':>8}"
+            f"{'topic spread':>13}{'invalid':>8}" + (f"{'weight moved':>14}" if summary.weighted else "")
         ),
     ]
     for position, s in enumerate(summary.strategies, 1):
+        weight = "" if s.moved_weight is None else _number(s.moved_weight)
         lines.append(
             f"{position:<5}{s.strategy:<20}{_number(s.pause):>14}{s.imbalance:>11.2f}{s.moved:>9}{s.revoked:>9}"
-            f"{s.topic_spread:>13}{s.invalid:>8}"
+            f"{s.topic_spread:>13}{s.invalid:>8}" + (f"{weight:>14}" if summary.weighted else "")
         )
     if adopt:
         lines += ["", adopt]

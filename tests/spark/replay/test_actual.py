@@ -100,8 +100,8 @@ def test_actual_rows_weighted_load_topic_spread_and_pause(assignor: str, protoco
     """Worked by hand: a holds t-0..3, then b joins and takes t-3. t-0 weighs 10, the rest of t 1 each.
 
     Generation 1: a carries 13: max = min = 13, spread 0, ratio 1. Generation 2: a carries
-    10 + 1 + 1 = 12 and b 1: spread 11, max/mean 12 / 6.5 = 24/13; t's counts 3 and 1:
-    topic spread 2. The pause uses the evaluation's model (:data:`ROUND`); without one, the measured model.
+    10 + 1 + 1 = 12 and b 1: spread 11, max/mean 12 / 6.5 = 24/13; the weight moved is t-3's, 1; t's counts 3
+    and 1: topic spread 2. The pause uses the evaluation's model (:data:`ROUND`); without one, the measured model.
     """
     members = _members(0, ["a"]) + _members(1, ["a", "b"])
     actual = _actual(0, 1, assignor, {"a": ["t-0", "t-1", "t-2", "t-3"]}) + _actual(
@@ -112,10 +112,12 @@ def test_actual_rows_weighted_load_topic_spread_and_pause(assignor: str, protoco
     columns = ("protocol", "moved", "topic_spread", "topic_spread_sum", "pause_partition_seconds")
     assert [first[c] for c in columns] == [protocol, 0, 0, 0, 0.0]
     assert [second[c] for c in columns] == [protocol, 1, 2, 2, pause]
-    weighted = ("weighted_max_load", "weighted_min_load", "weighted_spread", "weighted_max_mean_ratio")
+    weighted: tuple[str, ...] = ("weighted_max_load", "weighted_min_load", "weighted_spread", "weighted_max_mean_ratio")
     assert [first[c] for c in weighted] == [13.0, 13.0, 0.0, 1.0]
     assert [second[c] for c in weighted[:3]] == [12.0, 1.0, 11.0]
     assert math.isclose(second["weighted_max_mean_ratio"], 24 / 13)
+    assert (first["moved_weight"], second["moved_weight"]) == (0.0, 1.0)  # t-3, weighing 1, moved a -> b
+    weighted = (*weighted, "moved_weight")
     unweighted = actual_rows("g", members, actual, HISTORY)  # no weights: null, as for a replayed strategy
     assert all(row[c] is None for row in unweighted for c in weighted)
     # the measured model at Kafka's defaults (heartbeat 3 s, KIP-848's 5 s, fetch 0.09 s): EAGER stops a's 4 for

@@ -5,6 +5,7 @@ strategy refused without weights, and a bad group's rows carrying its error. The
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from typing import Any
 
 import pytest
@@ -173,3 +174,32 @@ def test_every_rebalance_meets_the_guarantee_for_that_snapshots_weights(
         total = sum(at[t, p] for t in topics for p in range(COUNTS[t]))
         tolerance = 0.1 * total / row["members"]
         assert row["weighted_max_load"] <= row["weighted_min_load"] + heaviest + tolerance + 1e-9
+
+
+def test_the_weight_moved_is_the_weight_of_the_partitions_moved() -> None:
+    """weighted-sticky's worked example: when c joins it takes t-0 (10) from a, and a takes t-3 (1) from b: 11; when
+    b leaves, c takes t-1 and t-3 (1 each) from a: 2 (b's two are orphaned, not moved). For every strategy, each
+    row's weight moved is the weights in force at its snapshot of the partitions a live member handed to another;
+    with every partition weighing 1 it is ``moved``; without weights, null."""
+    rows, detail = replay_group("g", ROWS, TOPICS, STRATEGIES, weights=WEIGHTS, detail=True)
+    ours = {r["snapshot_ts"]: r["moved_weight"] for r in rows if r["strategy"] == "weighted-sticky"}
+    assert ours == {T0: 0.0, T0 + STEP: 11.0, T0 + 2 * STEP: 2.0, T0 + 3 * STEP: 0.0}
+    stamps = [T0 + i * STEP for i in range(4)]
+    for strategy in STRATEGIES:
+        owner = {
+            (d["snapshot_ts"], tp): d["member"] for d in detail if d["strategy"] == strategy for tp in d["partitions"]
+        }
+        for before, now in itertools.pairwise(stamps):
+            live = {member for (ts, _), member in owner.items() if ts == now}
+            weights = WEIGHTS.at(now, ["t"])
+            expected = sum(
+                weights.get(("t", int(tp.split("-")[1])), weights["t", None])
+                for (ts, tp), member in owner.items()
+                if ts == before and member in live and owner.get((now, tp), member) != member
+            )
+            row = next(r for r in rows if r["strategy"] == strategy and r["snapshot_ts"] == now)
+            assert row["moved_weight"] == (expected if row["rebalanced"] else 0.0), (strategy, now)
+    unit = WeightHistory([("t", None, 1.0, None)])
+    for row in replay_group("g", ROWS, TOPICS, STRATEGIES, weights=unit)[0]:
+        assert row["moved_weight"] == row["moved"]
+    assert {row["moved_weight"] for row in replay_group("g", ROWS, TOPICS, STRATEGIES[:2])[0]} == {None}

@@ -292,6 +292,9 @@ def test_cli_evaluate_with_weights_rank_by_and_durations(tmp_path: Path, capsys:
     lines = [line.split() for line in printed.splitlines() if line[:1].isdigit() and "groups" not in line]
     stop = f"{6 * (DEFAULT_PAUSE_MODEL.eager_heartbeats * 2 + DEFAULT_PAUSE_MODEL.fetch_seconds):.2f}"  # 1.98
     assert [(row[1], row[2]) for row in lines] == [("range", stop), ("roundrobin", stop)]
+    # the weight moved when b joins: range hands over o-2 and p-2 (10 + 1), roundrobin o-1, p-0 and p-2 (10 + 1 + 1)
+    assert "weight moved" in printed
+    assert [(row[1], row[4], row[-1]) for row in lines] == [("range", "2", "11"), ("roundrobin", "3", "12")]
     words = [line.split() for line in printed.splitlines()]
     assert ["heartbeat_seconds", "2", "your", "option", "--rebalance-seconds"] in words
     assert [
@@ -340,3 +343,16 @@ def test_summarize_caches_its_input_only_while_it_runs(
         assert kept.is_cached
     finally:
         kept.unpersist()
+
+
+def test_rank_by_moved_weight_needs_weights(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without a weights table there is no weight moved to rank by: one line, exit 2, before Spark starts."""
+    from spark_udfs.cli import main
+
+    argv = ["evaluate", "--membership", str(tmp_path / "m.csv"), "--topics", str(tmp_path / "t.csv"),
+            "--out", str(tmp_path / "out"), "--rank-by", "moved_weight,pause"]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    said = "--rank-by moved_weight needs --weights: the weight moved is measured in the table's weights"
+    assert err == [f"assignors evaluate: error: {said}"]
+    assert not (tmp_path / "out").exists()
