@@ -23,6 +23,7 @@ from assignors import (
 from assignors.metrics import (
     Balance,
     InvalidWeightError,
+    PartitionWeights,
     PauseProtocol,
     WeightedLoad,
     balance,
@@ -248,6 +249,36 @@ def test_topic_spread_properties(group: Group, data: st.DataObject) -> None:
     assert b.topic_spread == max(spreads.values(), default=0) <= b.topic_spread_sum == sum(spreads.values())
     reordered = dict(data.draw(st.permutations(list(result.items()))))
     assert balance(reordered, group.subscriptions) == b  # independent of member order
+
+
+_WEIGHT_KEYS = st.tuples(st.sampled_from(["t0", "t1", "t2", "t3", "gone"]), st.none() | st.integers(0, 12))
+
+
+@given(
+    groups(),
+    st.dictionaries(_WEIGHT_KEYS, st.floats(0, 1e6)),
+    st.floats(0, 100),
+    st.dictionaries(st.sampled_from(["t0", "t1", "t2"]), st.integers(0, 8), max_size=3),
+)
+def test_partition_weights_load_is_weighted_load(
+    group: Group, weights: dict[tuple[str, int | None], float], default: float, known: dict[str, int]
+) -> None:
+    """PartitionWeights (the replay's weights, read once per partition) measures exactly as weighted_load does,
+    bit for bit, for partitions it resolved and for any other (a topic or partition it was not built with)."""
+    result = RangeAssignor().assign(group.cluster, group.subscriptions)
+    for counts in (group.cluster.partitions_per_topic, known, {}):
+        table = PartitionWeights(weights, counts, default=default)
+        assert table.load(result) == weighted_load(result, weights, default=default)
+        plain = {member: list(a.partitions) for member, a in result.items()}
+        assert table.load(plain) == weighted_load(plain, weights, default=default)
+
+
+def test_partition_weights_checks_as_weighted_load_does() -> None:
+    """Bad weights are refused when the table is built, with weighted_load's message."""
+    with pytest.raises(InvalidWeightError, match="topic 'hot' partition 3"):
+        PartitionWeights({("hot", 3): -1.0}, {"hot": 4})
+    with pytest.raises(InvalidWeightError, match="default"):
+        PartitionWeights({}, {"hot": 4}, default=math.nan)
 
 
 @given(groups(), st.dictionaries(st.sampled_from(["t0", "t1", "t2", "t3"]), st.floats(0, 1e6)))

@@ -48,12 +48,12 @@ from assignors.consumer_group import (
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.metrics import (
     DEFAULT_PAUSE_MODEL,
+    PartitionWeights,
     PauseModel,
     balance,
     check_assignment,
     movement,
     rebalance_pause,
-    weighted_load,
 )
 from assignors.rebalance import RebalanceResult, preferred_protocol, rebalance
 from assignors.tables import OUTPUT_COLUMNS
@@ -146,6 +146,7 @@ class _StrategyState:
     received: dict[str, Assignment] | None = None  # identity -> the Assignment those partitions came in
     row: Row | None = None
     topics: dict[str, tuple[str, ...]] | None = None  # identity -> its subscription at the last rebalance
+    weighted: tuple[PartitionWeights, object, Row] | None = None  # the last weighted columns: weights, assignment
 
 
 def replay_group(  # noqa: PLR0913 - the replay's options
@@ -187,8 +188,8 @@ def replay_group(  # noqa: PLR0913 - the replay's options
         snapshots = group_snapshots(rows, history)
         output: list[Row] = []
         members_out: list[Row] = []
+        options = _Options(detail, weights, pause_model(timing), kafka_version, _WeightsAt())
         for name in strategies:
-            options = _Options(detail, weights, pause_model(timing), kafka_version)
             rows_out, detail_out = _replay_strategy(group, snapshots, name, options)
             output.extend(rows_out)
             members_out.extend(detail_out)
@@ -206,19 +207,56 @@ class _Options:
     weights: WeightHistory | None
     timing: PauseModel
     kafka_version: str | None
+    weights_at: _WeightsAt  # the weights at each snapshot, read once for every strategy
 
 
-def _weighted(snapshot: Snapshot, assignment: Mapping[str, Sequence[TopicPartition]], options: _Options) -> Row:
-    """The weighted columns of ``assignment`` at ``snapshot`` (null without weights)."""
+class _WeightsAt:
+    """The weights in force at each snapshot of one group (:class:`~assignors.metrics.PartitionWeights` of
+    ``WeightHistory.at(ts, counts)``), built once for every strategy; consecutive snapshots with the same weights
+    and partition counts share one."""
+
+    __slots__ = ("_by_ts", "_last", "_last_key")
+
+    def __init__(self) -> None:
+        self._by_ts: dict[Any, PartitionWeights] = {}
+        self._last: PartitionWeights | None = None
+        self._last_key: tuple[dict[tuple[str, int | None], float], dict[str, int]] | None = None
+
+    def get(self, snapshot: Snapshot, weights: WeightHistory) -> PartitionWeights:
+        found = self._by_ts.get(snapshot.ts)
+        if found is None:
+            key = (weights.at(snapshot.ts, snapshot.counts), snapshot.counts)
+            same = self._last is not None and self._last_key == key
+            found = self._last if same and self._last is not None else PartitionWeights(*key)
+            self._last, self._last_key = found, key
+            self._by_ts[snapshot.ts] = found
+        return found
+
+
+def _weighted(
+    snapshot: Snapshot, assignment: Mapping[str, Sequence[TopicPartition]], options: _Options, state: _StrategyState
+) -> Row:
+    """The weighted columns of ``assignment`` at ``snapshot`` (null without weights).
+
+    :func:`~assignors.metrics.weighted_load` of ``assignment`` under the weights in force at ``snapshot``; the same
+    assignment under the same weights (a snapshot that does not rebalance, while the weights hold) gives the same
+    columns again without measuring.
+    """
     if options.weights is None:
         return dict.fromkeys(_WEIGHTED)
-    load = weighted_load(assignment, options.weights.at(snapshot.ts, snapshot.counts))
-    return {
+    weights = options.weights_at.get(snapshot, options.weights)
+    last = state.weighted
+    if last is not None and last[0] is weights and last[1] is assignment:
+        return dict(last[2])
+    load = weights.load(assignment)
+    row = {
         "weighted_max_load": load.max_load,
         "weighted_min_load": load.min_load,
         "weighted_spread": load.spread,
         "weighted_max_mean_ratio": load.max_mean_ratio,
     }
+    state.weighted = (weights, assignment, row)
+    return dict(row)
 
 
 def _replay_strategy(
@@ -239,7 +277,7 @@ def _replay_strategy(
             carried = {**state.row, "snapshot_ts": snapshot.ts, "rebalanced": False}
             carried.update(moved=0, orphaned=0, revoked=0, rounds=0, assign_ms=0.0, pause_partition_seconds=0.0)
             if options.weights is not None:  # weights change over time even when the group does not
-                carried.update(_weighted(snapshot, state.assignment, options))
+                carried.update(_weighted(snapshot, state.assignment, options, state))
             output.append(carried)
         else:
             if cluster is None or cluster.partitions_per_topic != snapshot.counts:
@@ -321,7 +359,7 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
         "assign_ms": result.assign_seconds * 1000.0,
         "topic_spread": loads.topic_spread,
         "topic_spread_sum": loads.topic_spread_sum,
-        **_weighted(snapshot, after, options),
+        **_weighted(snapshot, after, options, state),
         "pause_partition_seconds": 0.0
         if first
         else rebalance_pause(
