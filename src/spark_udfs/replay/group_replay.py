@@ -22,6 +22,7 @@ identities, subscriptions, racks and partition counts as the one before does not
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -183,13 +184,37 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     check_weighted(strategies, weighted=weights is not None)
     if input_error is not None:
         return _error_rows(group_id, rows, strategies, input_error), []
+    # The cyclic collector is paused while the group replays, as the assignors pause it while they assign
+    # (assignors._core.util.gc_paused): a replay allocates hundreds of thousands of short-lived objects that
+    # reference counting frees, and each batch of allocations would trigger a collection walking them.
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _replay(group_id, rows, history, strategies, (detail, weights, timing, kafka_version))
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _replay(
+    group_id: str | None,
+    rows: Sequence[MemberRow],
+    history: TopicHistory,
+    strategies: Sequence[str],
+    settings: tuple[bool, WeightHistory | None, PauseModel | PauseTiming, str | None],
+) -> tuple[list[Row], list[Row]]:
+    """:func:`replay_group`'s body: every strategy's rows, or the error rows (``settings``: its options)."""
     try:
         group = check_group_id(group_id)
         snapshots = group_snapshots(rows, history)
         output: list[Row] = []
         members_out: list[Row] = []
-        options = _Options(detail, weights, pause_model(timing), kafka_version, _WeightsAt())
+        options: _Options | None = None
         for name in strategies:
+            if options is None:  # read once the input is known good, as the first strategy always read them
+                detail, weights, timing, kafka_version = settings
+                options = _Options(detail, weights, pause_model(timing), kafka_version, _WeightsAt())
             rows_out, detail_out = _replay_strategy(group, snapshots, name, options)
             output.extend(rows_out)
             members_out.extend(detail_out)

@@ -437,3 +437,24 @@ def test_topic_rows_that_clash_are_an_input_error_whatever_their_order() -> None
     only_later = [MemberRow(at(2), "a", ("t",)), MemberRow(at(3), "a", ("t", "u"))]
     out, _ = replay_group("g", only_later, history, ["range"])
     assert [(r["error"], r["partitions"]) for r in out] == [(None, 8), (None, 11)]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_replay_restores_the_garbage_collector(enabled: bool) -> None:
+    """replay_group pauses the cyclic collector while it replays and leaves it as it found it, error rows too."""
+    import gc
+
+    was = gc.isenabled()
+    try:
+        if enabled:
+            gc.enable()
+        else:
+            gc.disable()
+        for rows in (JOIN_STAY_LEAVE, [MemberRow(None, "a", ("t",))]):
+            replay_group("g", rows, SIX, ["range", "sticky"])
+            assert gc.isenabled() is enabled
+    finally:
+        if was:
+            gc.enable()
+        else:
+            gc.disable()
