@@ -389,3 +389,23 @@ def test_check_assignment_of_generators_pinned() -> None:
     assert check_assignment(cluster, subscriptions, valid) == []
     twice = {"a": iter([TopicPartition("t", 0)]), "b": iter([TopicPartition("t", 0)])}
     assert [v.kind for v in check_assignment(cluster, subscriptions, twice)] == ["duplicate", "unassigned"]
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 1024, 1025, 3000])
+def test_check_assignment_reads_the_cached_partition_sets_as_built_ones(count: int) -> None:
+    """Topics up to _SET_CACHED partitions are checked against a set built once: the same partitions as a set
+    built each time; above it, against a fresh one. Either way a missing or extra partition is found."""
+    from assignors._core import metrics as core
+    from assignors._core.model import topic_partitions
+
+    assert core._partition_set("t", count) == set(topic_partitions("t", count))
+    cluster = Cluster({"t": count})
+    subs = {"a": Subscription(["t"]), "b": Subscription(["t"])}
+    every = topic_partitions("t", count)
+    whole = {"a": every[::2], "b": every[1::2]}
+    assert check_assignment(cluster, subs, whole) == []
+    if count:
+        short = {"a": every[:-1], "b": []}
+        assert [v.kind for v in check_assignment(cluster, subs, short)] == ["unassigned"]
+    extra = {"a": [*every[::2], TP("t", count)], "b": every[1::2]}
+    assert [v.kind for v in check_assignment(cluster, subs, extra)] == ["unknown-partition"]
