@@ -23,6 +23,7 @@ from assignors import (
 from assignors.metrics import (
     Balance,
     InvalidWeightError,
+    PartitionWeights,
     PauseProtocol,
     WeightedLoad,
     balance,
@@ -251,6 +252,36 @@ def test_topic_spread_properties(group: Group, data: st.DataObject) -> None:
     assert balance(reordered, group.subscriptions) == b  # independent of member order
 
 
+_WEIGHT_KEYS = st.tuples(st.sampled_from(["t0", "t1", "t2", "t3", "gone"]), st.none() | st.integers(0, 12))
+
+
+@given(
+    groups(),
+    st.dictionaries(_WEIGHT_KEYS, st.floats(0, 1e6)),
+    st.floats(0, 100),
+    st.dictionaries(st.sampled_from(["t0", "t1", "t2"]), st.integers(0, 8), max_size=3),
+)
+def test_partition_weights_load_is_weighted_load(
+    group: Group, weights: dict[tuple[str, int | None], float], default: float, known: dict[str, int]
+) -> None:
+    """PartitionWeights (the replay's weights, read once per partition) measures exactly as weighted_load does,
+    bit for bit, for partitions it resolved and for any other (a topic or partition it was not built with)."""
+    result = RangeAssignor().assign(group.cluster, group.subscriptions)
+    for counts in (group.cluster.partitions_per_topic, known, {}):
+        table = PartitionWeights(weights, counts, default=default)
+        assert table.load(result) == weighted_load(result, weights, default=default)
+        plain = {member: list(a.partitions) for member, a in result.items()}
+        assert table.load(plain) == weighted_load(plain, weights, default=default)
+
+
+def test_partition_weights_checks_as_weighted_load_does() -> None:
+    """Bad weights are refused when the table is built, with weighted_load's message."""
+    with pytest.raises(InvalidWeightError, match="topic 'hot' partition 3"):
+        PartitionWeights({("hot", 3): -1.0}, {"hot": 4})
+    with pytest.raises(InvalidWeightError, match="default"):
+        PartitionWeights({}, {"hot": 4}, default=math.nan)
+
+
 @given(groups(), st.dictionaries(st.sampled_from(["t0", "t1", "t2", "t3"]), st.floats(0, 1e6)))
 def test_weighted_load_properties(group: Group, per_topic: dict[str, float]) -> None:
     """Unit weights give the partition counts; loads add up to the total; the ratio is at least 1."""
@@ -411,3 +442,23 @@ def test_check_assignment_of_generators_pinned() -> None:
     assert check_assignment(cluster, subscriptions, valid) == []
     twice = {"a": iter([TopicPartition("t", 0)]), "b": iter([TopicPartition("t", 0)])}
     assert [v.kind for v in check_assignment(cluster, subscriptions, twice)] == ["duplicate", "unassigned"]
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 1024, 1025, 3000])
+def test_check_assignment_reads_the_cached_partition_sets_as_built_ones(count: int) -> None:
+    """Topics up to _SET_CACHED partitions are checked against a set built once: the same partitions as a set
+    built each time; above it, against a fresh one. Either way a missing or extra partition is found."""
+    from assignors._core import metrics as core
+    from assignors._core.model import topic_partitions
+
+    assert core._partition_set("t", count) == set(topic_partitions("t", count))
+    cluster = Cluster({"t": count})
+    subs = {"a": Subscription(["t"]), "b": Subscription(["t"])}
+    every = topic_partitions("t", count)
+    whole = {"a": every[::2], "b": every[1::2]}
+    assert check_assignment(cluster, subs, whole) == []
+    if count:
+        short = {"a": every[:-1], "b": []}
+        assert [v.kind for v in check_assignment(cluster, subs, short)] == ["unassigned"]
+    extra = {"a": [*every[::2], TP("t", count)], "b": every[1::2]}
+    assert [v.kind for v in check_assignment(cluster, subs, extra)] == ["unknown-partition"]

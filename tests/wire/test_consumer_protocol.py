@@ -305,7 +305,7 @@ def test_sticky_user_data_decodes_the_same_when_its_assignment_was_seen_before(
 
 def test_the_decode_cache_forgets_the_least_recently_used_entry() -> None:
     """Past its limit the cache drops the entry used longest ago, never the whole map."""
-    cache = consumer_protocol._RecentAssignments(2)
+    cache: consumer_protocol._Recent[bytes, tuple[TP, ...]] = consumer_protocol._Recent(2)
     a, b, c = (TP("a", 0),), (TP("b", 0),), (TP("c", 0),)
     cache.put(b"a", a)
     cache.put(b"b", b)
@@ -313,6 +313,23 @@ def test_the_decode_cache_forgets_the_least_recently_used_entry() -> None:
     cache.put(b"c", c)
     assert (len(cache), b"a" in cache, b"b" in cache, b"c" in cache) == (2, True, False, True)
     assert cache.get(b"b") is None
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "bb", "c"]), st.integers(0, 40)), unique=True, max_size=8),
+    st.none() | st.integers(-1, 2**31 - 1),
+)
+def test_sticky_user_data_encodes_the_same_from_the_cache(pairs: list[tuple[str, int]], generation: int | None) -> None:
+    """A tuple of partitions encoded before (its bytes remembered, all but the generation) encodes to the bytes a
+    list of the same partitions gives, which is never remembered, in any generation and in V0."""
+    partitions = tuple(TP(t, p) for t, p in pairs)
+    fresh = encode_sticky_user_data(list(partitions), generation)
+    assert encode_sticky_user_data(partitions, 7) == encode_sticky_user_data(list(partitions), 7)
+    assert encode_sticky_user_data(partitions, generation) == fresh  # from the cache
+    assert encode_sticky_user_data(tuple(partitions), generation) == fresh  # an equal tuple: the same entry
+    assert consumer_protocol._V1_ENCODED.get(partitions) is not None
+    with pytest.raises(EncodingError):
+        encode_sticky_user_data(partitions, 2**31)  # the generation is still checked
 
 
 @given(st.lists(st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 3)), unique=True, max_size=3), max_size=12))

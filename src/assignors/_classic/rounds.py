@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from assignors._builtin.registry import is_built_in
 from assignors._classic.rules import (
-    receive_assignment,
+    received,
     revoke_before_join,
     select_assignor,
     validate_cooperative_assignment,
@@ -223,13 +223,18 @@ def run_round(
 
 
 def _receive(
-    m: RoundMember, received: Assignment
+    m: RoundMember, assignment: Assignment
 ) -> tuple[tuple[TopicPartition, ...], tuple[TopicPartition, ...], bool]:
-    """``onJoinComplete`` (:func:`receive_assignment`): ``m`` now owns ``received``; returns what it lost and gained,
-    and whether it must rejoin."""
-    update = receive_assignment(m.protocol, m.owned, received, m.topics)
-    m.owned = update.owned
-    return update.revoked, update.added, update.rejoin
+    """``onJoinComplete`` (:func:`receive_assignment`): ``m`` now owns ``assignment``; returns what it lost and
+    gained, and whether it must rejoin."""
+    owned = m.owned
+    revoked, added, m.owned, rejoin = received(
+        m.protocol,
+        owned if type(owned) is tuple else tuple(owned),
+        assignment.partitions if isinstance(assignment, Assignment) else tuple(assignment),
+        m.topics,
+    )
+    return revoked, added, rejoin
 
 
 def _select(members: Sequence[RoundMember]) -> str:

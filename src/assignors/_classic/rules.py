@@ -39,6 +39,7 @@ __all__ = [
     "diff",
     "preferred_protocol",
     "receive_assignment",
+    "received",
     "revoke_before_join",
     "select_assignor",
     "validate_cooperative_assignment",
@@ -191,10 +192,21 @@ def receive_assignment(
     ((TopicPartition(topic='t', partition=1),), (), True)
     """
     assigned = assignment.partitions if isinstance(assignment, Assignment) else tuple(assignment)
-    revoked, added = diff(tuple(owned), assigned)
+    return MemberUpdate(*received(protocol, tuple(owned), assigned, topics))
+
+
+def received(
+    protocol: RebalanceProtocol,
+    owned: tuple[TopicPartition, ...],
+    assigned: tuple[TopicPartition, ...],
+    topics: Iterable[str],
+) -> tuple[tuple[TopicPartition, ...], tuple[TopicPartition, ...], tuple[TopicPartition, ...], bool]:
+    """:func:`receive_assignment`'s fields as a tuple, for a caller that reads them at once (the round engine runs
+    this for every member of every round): ``(revoked, added, owned, rejoin)``."""
+    revoked, added = diff(owned, assigned)
     mismatch = not set(topics).issuperset(map(_topic_of, assigned))
     rejoin = mismatch or (protocol is RebalanceProtocol.COOPERATIVE and bool(revoked))
-    return MemberUpdate(revoked, added, assigned, rejoin)
+    return revoked, added, assigned, rejoin
 
 
 def validate_cooperative_assignment(

@@ -14,7 +14,14 @@ from operator import itemgetter
 from typing import TypeAlias
 
 from assignors._core.errors import AssignorError
-from assignors._core.model import Assignment, MemberId, RebalanceProtocol, Subscription, TopicPartition
+from assignors._core.model import (
+    Assignment,
+    MemberId,
+    RebalanceProtocol,
+    Subscription,
+    TopicPartition,
+    topic_partitions,
+)
 
 __all__ = [
     "CALIBRATION_SETTINGS",
@@ -26,6 +33,7 @@ __all__ = [
     "KAFKA_DEFAULT_SETTINGS",
     "MEASURED",
     "InvalidWeightError",
+    "PartitionWeights",
     "PauseModel",
     "PauseProtocol",
     "WeightedLoad",
@@ -152,19 +160,75 @@ def weighted_load(
     fallback = _check_weight(("(default)", None), default)
     for key, value in weights.items():
         _check_weight(key, value)
-    loads: list[float] = []
-    for partitions in assignment.values():
-        parts: list[float] = []
-        for tp in _partitions(partitions):
-            weight = weights.get((tp[0], tp[1]))
-            parts.append(weights.get((tp[0], None), fallback) if weight is None else weight)
-        loads.append(math.fsum(parts))  # exact sums: independent of the order of members and partitions
+    return _summary([_load(partitions, weights, fallback) for partitions in assignment.values()])
+
+
+def _load(partitions: Assignment | Iterable[TopicPartition], weights: Weights, fallback: float) -> float:
+    """One member's load: its partitions' weights as :func:`weighted_load` reads them, summed exactly."""
+    parts: list[float] = []
+    for tp in _partitions(partitions):
+        weight = weights.get((tp[0], tp[1]))
+        parts.append(weights.get((tp[0], None), fallback) if weight is None else weight)
+    return math.fsum(parts)  # exact sums: independent of the order of members and partitions
+
+
+def _summary(loads: list[float]) -> WeightedLoad:
     if not loads:
         return WeightedLoad(0, 0.0, 0.0, 0.0, 0.0, 1.0)
     total = math.fsum(loads)
     high, low = max(loads), min(loads)
     ratio = high * len(loads) / total if total > 0 else 1.0
     return WeightedLoad(len(loads), total, high, low, high - low, ratio)
+
+
+class PartitionWeights:
+    """Weights checked once and read once per partition, to measure many assignments of the same topics.
+
+    ``PartitionWeights(weights, partitions_per_topic).load(assignment)`` equals
+    ``weighted_load(assignment, weights, default=default)`` for every assignment: each partition of
+    ``partitions_per_topic`` gets the weight ``weighted_load`` would read for it (its own, else its topic's, else
+    ``default``), so a load is one C-level ``math.fsum`` over a lookup, and exact sums do not depend on how the
+    same weights are summed. A partition outside ``partitions_per_topic`` is read as ``weighted_load`` reads it.
+    The replay measures every strategy's assignment at a snapshot, and every snapshot that keeps the topics and
+    weights, with one of these.
+
+    Raises:
+        InvalidWeightError: as :func:`weighted_load` does, when built.
+    """
+
+    __slots__ = ("_fallback", "_table", "_weights")
+
+    def __init__(self, weights: Weights, partitions_per_topic: Mapping[str, int], *, default: float = 0.0) -> None:
+        self._fallback = _check_weight(("(default)", None), default)
+        for key, value in weights.items():
+            _check_weight(key, value)
+        self._weights: dict[tuple[str, int | None], float] = dict(weights)
+        table: dict[TopicPartition, float] = {}
+        for topic, count in partitions_per_topic.items():
+            every = weights.get((topic, None), self._fallback)
+            for tp in topic_partitions(topic, count):
+                weight = weights.get((topic, tp[1]))
+                table[tp] = every if weight is None else weight
+        self._table = table
+
+    @property
+    def weights(self) -> Mapping[tuple[str, int | None], float]:
+        """The weights given (checked), as :func:`weighted_load` and :func:`moved_weight` read them."""
+        return self._weights
+
+    def load(self, assignment: Mapping[MemberId, Assignment | Iterable[TopicPartition]]) -> WeightedLoad:
+        """:func:`weighted_load` of ``assignment`` with these weights."""
+        weight_of = self._table.__getitem__
+        loads: list[float] = []
+        for value in assignment.values():
+            partitions = value.partitions if isinstance(value, Assignment) else value
+            if type(partitions) is not tuple and type(partitions) is not list:
+                partitions = tuple(partitions)  # one-shot iterables are read once
+            try:
+                loads.append(math.fsum(map(weight_of, partitions)))
+            except (KeyError, TypeError):  # a partition of another topic, or not a TopicPartition
+                loads.append(_load(partitions, self._weights, self._fallback))
+        return _summary(loads)
 
 
 class PauseProtocol(Enum):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain
 from operator import itemgetter
 from typing import TypeAlias
@@ -19,6 +20,7 @@ from assignors._core.load import (
     KAFKA_DEFAULT_SETTINGS,
     MEASURED,
     InvalidWeightError,
+    PartitionWeights,
     PauseModel,
     PauseProtocol,
     WeightedLoad,
@@ -53,6 +55,7 @@ __all__ = [
     "Balance",
     "InvalidWeightError",
     "Movement",
+    "PartitionWeights",
     "PauseModel",
     "PauseProtocol",
     "Violation",
@@ -135,7 +138,7 @@ def balance(
     Balance(members=3, partitions=3, min_load=0, max_load=2, spread=2, stddev=0.816496580927726,
             topic_spread=2, topic_spread_sum=2, worst_topic='t')
     """
-    sequences = [_sequence(value) for value in assignment.values()]
+    sequences = [value if type(value) is tuple else _sequence(value) for value in assignment.values()]
     loads = list(map(len, sequences))
     if not loads:
         return Balance(0, 0, 0, 0, 0, 0.0)
@@ -237,7 +240,7 @@ def movement(
     new_owner = owners(after)
     moved = orphaned = retained = released = 0
     for member, value in before.items():
-        partitions = _sequence(value)
+        partitions = value if type(value) is tuple else _sequence(value)
         if member not in present:
             orphaned += len(partitions)
             continue
@@ -319,7 +322,9 @@ def check_assignment(
     with metadata goes to exactly one member, which subscribes to its topic; nothing else
     is assigned. Returns the violations in a deterministic order; an empty list means valid.
     """
-    sequences = {member: _sequence(value) for member, value in assignment.items()}  # one-shot iterables: read once
+    sequences = {  # one-shot iterables: read once (tuples, the common case, without a call)
+        member: value if type(value) is tuple else _sequence(value) for member, value in assignment.items()
+    }
     if _plainly_valid(cluster, subscriptions, sequences):
         return []
     assignment = sequences
@@ -373,8 +378,19 @@ def _plainly_valid(
     counts = cluster.partitions_per_topic
     expected: set[TopicPartition] = set()
     for topic in {topic for topics in by_topics for topic in topics}:
-        expected.update(topic_partitions(topic, counts.get(topic, 0)))
+        count = counts.get(topic, 0)
+        expected.update(_partition_set(topic, count) if count <= _SET_CACHED else topic_partitions(topic, count))
     return owned == expected
+
+
+_SET_CACHED = 1024  # topics of at most this many partitions keep their set: 512 such sets stay under ~64 MiB
+
+
+@lru_cache(maxsize=512)
+def _partition_set(topic: str, count: int) -> frozenset[TopicPartition]:
+    """The partitions ``0..count-1`` of ``topic``, as a set built once: the replay checks every rebalance's assignment
+    against the same topics (a set's hashes are copied, not computed again, when another set takes it in)."""
+    return frozenset(topic_partitions(topic, count))
 
 
 _topic_of = itemgetter(0)

@@ -6,7 +6,7 @@ from collections import Counter, OrderedDict
 from contextlib import suppress
 from dataclasses import dataclass
 from itertools import repeat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from assignors._core.errors import EncodingError, ProtocolError
 from assignors._core.model import (
@@ -23,6 +23,9 @@ from assignors._wire.buffers import Writer as _Writer
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 __all__ = [
     "HIGHEST_VERSION",
@@ -95,11 +98,27 @@ def encode_sticky_user_data(partitions: Iterable[TopicPartition], generation: in
     >>> encode_sticky_user_data([TP("t1", 0), TP("t1", 2), TP("t2", 1)], 5).hex()
     '000000020002743100000002000000000000000200027432000000010000000100000005'
     """
+    key = _encoding_key(partitions)
+    prefix = None if key is None else _V1_ENCODED.get(key)
+    if prefix is None:
+        writer = _Writer()
+        _write_topic_partitions(writer, partitions)
+        prefix = writer.getvalue()
+        if key is not None and len(prefix) <= _V1_CACHED_BYTES:
+            _V1_ENCODED.put(key, prefix)
+    if generation is None:
+        return prefix
     writer = _Writer()
-    _write_topic_partitions(writer, partitions)
-    if generation is not None:
-        writer.int32(generation, "generation")
-    return writer.getvalue()
+    writer.int32(generation, "generation")
+    return prefix + writer.getvalue()
+
+
+def _encoding_key(partitions: Iterable[TopicPartition]) -> tuple[TopicPartition, ...] | None:
+    """``partitions`` when it is a tuple of TopicPartitions only: its bytes depend on its value alone, so equal
+    tuples share one encoding (None: encode it as it comes)."""
+    if type(partitions) is tuple and set(map(type, partitions)) <= _PLAIN_TP:
+        return partitions
+    return None
 
 
 def _decode_sticky_exact(data: bytes, *, with_generation: bool) -> StickyUserData:
@@ -110,26 +129,25 @@ def _decode_sticky_exact(data: bytes, *, with_generation: bool) -> StickyUserDat
     return StickyUserData(tuple(partitions), generation)
 
 
-class _RecentAssignments:
-    """A bounded least-recently-used map: the previous assignments of V1 sticky user data decoded lately, by the
-    bytes that precede the generation. Past ``limit`` entries the least recently used one goes, so a replay's
-    working set stays while one-off blobs pass through (a full map is never wiped whole)."""
+class _Recent(Generic[_K, _V]):
+    """A bounded least-recently-used map. Past ``limit`` entries the least recently used one goes, so a replay's
+    working set stays while one-off entries pass through (a full map is never wiped whole)."""
 
     __slots__ = ("_entries", "limit")
 
     def __init__(self, limit: int) -> None:
-        self._entries: OrderedDict[bytes, tuple[TopicPartition, ...]] = OrderedDict()
+        self._entries: OrderedDict[_K, _V] = OrderedDict()
         self.limit = limit
 
-    def get(self, key: bytes) -> tuple[TopicPartition, ...] | None:
+    def get(self, key: _K) -> _V | None:
         found = self._entries.get(key)
         if found is not None:
             with suppress(KeyError):  # another thread evicted it meanwhile
                 self._entries.move_to_end(key)
         return found
 
-    def put(self, key: bytes, partitions: tuple[TopicPartition, ...]) -> None:
-        self._entries[key] = partitions
+    def put(self, key: _K, value: _V) -> None:
+        self._entries[key] = value
         while len(self._entries) > self.limit:
             with suppress(KeyError):
                 self._entries.popitem(last=False)
@@ -137,15 +155,21 @@ class _RecentAssignments:
     def clear(self) -> None:
         self._entries.clear()
 
-    def __contains__(self, key: bytes) -> bool:
+    def __contains__(self, key: _K) -> bool:
         return key in self._entries
 
     def __len__(self) -> int:
         return len(self._entries)
 
 
-_V1_ASSIGNMENTS = _RecentAssignments(4096)
+_V1_ASSIGNMENTS: _Recent[bytes, tuple[TopicPartition, ...]] = _Recent(4096)
+"""The previous assignments of V1 sticky user data decoded lately, by the bytes that precede the generation."""
+_V1_ENCODED: _Recent[tuple[TopicPartition, ...], bytes] = _Recent(4096)
+"""The reverse: the bytes of previous assignments encoded lately (all but the generation), by the assignment. A
+member whose assignment stays sends the same bytes with each new generation (a replay's sticky members, round
+after round)."""
 _V1_CACHED_BYTES = 4096  # only small user data is remembered: 4,096 entries stay under ~16 MiB of keys
+_PLAIN_TP = frozenset({TopicPartition})
 
 
 def decode_sticky_user_data(data: bytes) -> StickyUserData:

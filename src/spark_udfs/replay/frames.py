@@ -48,9 +48,25 @@ def _value(value: Any) -> Any:
     return None if is_missing(value) else value
 
 
+def _stamps(column: pd.Series[Any]) -> list[Any]:
+    """The column's timestamps as ``datetime`` (None when missing), each distinct value converted once.
+
+    A group's rows hold a few hundred timestamps for thousands of rows: a datetime64 column is factorized and only
+    its distinct values become ``datetime`` (the same values the row-by-row loop gives, shared between rows).
+    """
+    import pandas as pd
+
+    if column.dtype.kind != "M":  # not datetime64: row by row, as the values come
+        return [None if is_missing(ts) else ts.to_pydatetime() for ts in column]
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    # code -1 (NaT) picks the None appended last
+    converted: list[Any] = [None if is_missing(ts) else ts.to_pydatetime() for ts in uniques]
+    converted.append(None)
+    return [converted[code] for code in codes.tolist()]
+
+
 def member_rows(frame: pd.DataFrame) -> list[MemberRow]:
     """The membership rows of a pandas frame with the ``MEMBERSHIP_COLUMNS``."""
-    stamps = [None if is_missing(ts) else ts.to_pydatetime() for ts in frame["snapshot_ts"]]
     return [
         MemberRow(
             ts,
@@ -60,11 +76,11 @@ def member_rows(frame: pd.DataFrame) -> list[MemberRow]:
             _value(rack),
         )
         for ts, member_id, topics, instance, rack in zip(
-            stamps,
-            frame["member_id"],
-            frame["topics"],
-            frame["group_instance_id"],
-            frame["rack_id"],
+            _stamps(frame["snapshot_ts"]),
+            frame["member_id"].tolist(),
+            frame["topics"].tolist(),
+            frame["group_instance_id"].tolist(),
+            frame["rack_id"].tolist(),
             strict=True,
         )
     ]

@@ -128,12 +128,15 @@ def group_snapshots(rows: Sequence[MemberRow], history: TopicHistory) -> list[Sn
         by_ts.setdefault(row.snapshot_ts, []).append(row)
     snapshots: list[Snapshot] = []
     last_counts: dict[str, int] = {}
+    # A member's row repeats from one snapshot to the next: a row already read gives its identity and subscription
+    # again (one Subscription object, built and checked once); only the duplicate checks depend on the snapshot.
+    known: dict[tuple[Any, ...], tuple[str, str, Subscription]] = {}
     for ts in sorted(by_ts):
         members: dict[str, tuple[str, Subscription]] = {}
         seen_ids: set[str] = set()
         counts: dict[str, int] = {}
         for row in by_ts[ts]:
-            identity, member_id, subscription = _member(row, ts, members, seen_ids)
+            identity, member_id, subscription = _known_member(row, ts, members, seen_ids, known)
             seen_ids.add(member_id)
             for topic in subscription.topics:
                 if topic not in counts:
@@ -146,6 +149,37 @@ def group_snapshots(rows: Sequence[MemberRow], history: TopicHistory) -> list[Sn
         )
         snapshots.append(Snapshot(ts, members, counts, key))
     return snapshots
+
+
+def _known_member(
+    row: MemberRow,
+    ts: Any,
+    members: Mapping[str, object],
+    seen_ids: set[str],
+    known: dict[tuple[Any, ...], tuple[str, str, Subscription]],
+) -> tuple[str, str, Subscription]:
+    """:func:`_member`, reusing what an equal row gave before: only its duplicate checks run again.
+
+    A row equal to one read before passed every check of :func:`_member` that reads the row alone; the two that read
+    the snapshot (a member id or an identity seen twice) run here in the same order, with the same messages.
+    """
+    key = (row.member_id, row.topics, row.group_instance_id, row.rack_id)
+    try:
+        found = known.get(key)
+    except TypeError:  # a value that does not hash: read the row as it comes
+        return _member(row, ts, members, seen_ids)
+    if found is None or type(key[0]) is not str:
+        found = _member(row, ts, members, seen_ids)
+        known[key] = found
+        return found
+    identity, member_id, _ = found
+    if member_id in seen_ids:
+        msg = f"snapshot {ts}: member {member_id!r} appears twice"
+        raise GroupDataError(msg)
+    if identity in members:
+        msg = f"snapshot {ts}: group_instance_id {identity!r} is used by two members"
+        raise GroupDataError(msg)
+    return found
 
 
 def _member(

@@ -22,6 +22,7 @@ identities, subscriptions, racks and partition counts as the one before does not
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -48,13 +49,13 @@ from assignors.consumer_group import (
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.metrics import (
     DEFAULT_PAUSE_MODEL,
+    PartitionWeights,
     PauseModel,
     balance,
     check_assignment,
     moved_weight,
     movement,
     rebalance_pause,
-    weighted_load,
 )
 from assignors.rebalance import RebalanceResult, preferred_protocol, rebalance
 from assignors.tables import OUTPUT_COLUMNS
@@ -132,13 +133,7 @@ def strategy_assignor(name: str, *, kafka_version: str | None = None) -> Consume
     return get_assignor(name)
 
 
-_WEIGHTED = (
-    "weighted_max_load",
-    "weighted_min_load",
-    "weighted_spread",
-    "weighted_max_mean_ratio",
-    "moved_weight",
-)
+_WEIGHTED = ("weighted_max_load", "weighted_min_load", "weighted_spread", "weighted_max_mean_ratio")
 
 Row = dict[str, Any]
 
@@ -153,6 +148,7 @@ class _StrategyState:
     received: dict[str, Assignment] | None = None  # identity -> the Assignment those partitions came in
     row: Row | None = None
     topics: dict[str, tuple[str, ...]] | None = None  # identity -> its subscription at the last rebalance
+    weighted: tuple[PartitionWeights, object, Row] | None = None  # the last weighted columns: weights, assignment
 
 
 def replay_group(  # noqa: PLR0913 - the replay's options
@@ -189,13 +185,37 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     check_weighted(strategies, weighted=weights is not None)
     if input_error is not None:
         return _error_rows(group_id, rows, strategies, input_error), []
+    # The cyclic collector is paused while the group replays, as the assignors pause it while they assign
+    # (assignors._core.util.gc_paused): a replay allocates hundreds of thousands of short-lived objects that
+    # reference counting frees, and each batch of allocations would trigger a collection walking them.
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _replay(group_id, rows, history, strategies, (detail, weights, timing, kafka_version))
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _replay(
+    group_id: str | None,
+    rows: Sequence[MemberRow],
+    history: TopicHistory,
+    strategies: Sequence[str],
+    settings: tuple[bool, WeightHistory | None, PauseModel | PauseTiming, str | None],
+) -> tuple[list[Row], list[Row]]:
+    """:func:`replay_group`'s body: every strategy's rows, or the error rows (``settings``: its options)."""
     try:
         group = check_group_id(group_id)
         snapshots = group_snapshots(rows, history)
         output: list[Row] = []
         members_out: list[Row] = []
+        options: _Options | None = None
         for name in strategies:
-            options = _Options(detail, weights, pause_model(timing), kafka_version)
+            if options is None:  # read once the input is known good, as the first strategy always read them
+                detail, weights, timing, kafka_version = settings
+                options = _Options(detail, weights, pause_model(timing), kafka_version, _WeightsAt())
             rows_out, detail_out = _replay_strategy(group, snapshots, name, options)
             output.extend(rows_out)
             members_out.extend(detail_out)
@@ -213,28 +233,56 @@ class _Options:
     weights: WeightHistory | None
     timing: PauseModel
     kafka_version: str | None
+    weights_at: _WeightsAt  # the weights at each snapshot, read once for every strategy
+
+
+class _WeightsAt:
+    """The weights in force at each snapshot of one group (:class:`~assignors.metrics.PartitionWeights` of
+    ``WeightHistory.at(ts, counts)``), built once for every strategy; consecutive snapshots with the same weights
+    and partition counts share one."""
+
+    __slots__ = ("_by_ts", "_last", "_last_key")
+
+    def __init__(self) -> None:
+        self._by_ts: dict[Any, PartitionWeights] = {}
+        self._last: PartitionWeights | None = None
+        self._last_key: tuple[dict[tuple[str, int | None], float], dict[str, int]] | None = None
+
+    def get(self, snapshot: Snapshot, weights: WeightHistory) -> PartitionWeights:
+        found = self._by_ts.get(snapshot.ts)
+        if found is None:
+            key = (weights.at(snapshot.ts, snapshot.counts), snapshot.counts)
+            same = self._last is not None and self._last_key == key
+            found = self._last if same and self._last is not None else PartitionWeights(*key)
+            self._last, self._last_key = found, key
+            self._by_ts[snapshot.ts] = found
+        return found
 
 
 def _weighted(
-    snapshot: Snapshot,
-    assignment: Mapping[str, Sequence[TopicPartition]],
-    options: _Options,
-    before: Mapping[str, Sequence[TopicPartition]] | None = None,
+    snapshot: Snapshot, assignment: Mapping[str, Sequence[TopicPartition]], options: _Options, state: _StrategyState
 ) -> Row:
-    """The weighted columns of ``assignment`` at ``snapshot`` (null without weights); with ``before`` (the
-    assignment the rebalance started from) also ``moved_weight``, the weight of the partitions it moved."""
+    """The weighted columns of ``assignment`` at ``snapshot`` (null without weights).
+
+    :func:`~assignors.metrics.weighted_load` of ``assignment`` under the weights in force at ``snapshot``; the same
+    assignment under the same weights (a snapshot that does not rebalance, while the weights hold) gives the same
+    columns again without measuring.
+    """
     if options.weights is None:
         return dict.fromkeys(_WEIGHTED)
-    weights = options.weights.at(snapshot.ts, snapshot.counts)
-    load = weighted_load(assignment, weights)
-    moved = {} if before is None else {"moved_weight": moved_weight(before, assignment, weights)}
-    return {
-        **moved,
+    weights = options.weights_at.get(snapshot, options.weights)
+    last = state.weighted
+    if last is not None and last[0] is weights and last[1] is assignment:
+        return dict(last[2])
+    load = weights.load(assignment)
+    row = {
         "weighted_max_load": load.max_load,
         "weighted_min_load": load.min_load,
         "weighted_spread": load.spread,
         "weighted_max_mean_ratio": load.max_mean_ratio,
     }
+    state.weighted = (weights, assignment, row)
+    return dict(row)
 
 
 def _replay_strategy(
@@ -255,7 +303,7 @@ def _replay_strategy(
             carried = {**state.row, "snapshot_ts": snapshot.ts, "rebalanced": False}
             carried.update(moved=0, orphaned=0, revoked=0, rounds=0, assign_ms=0.0, pause_partition_seconds=0.0)
             if options.weights is not None:  # weights change over time even when the group does not
-                carried.update(_weighted(snapshot, state.assignment, options), moved_weight=0.0)
+                carried.update(_weighted(snapshot, state.assignment, options, state), moved_weight=0.0)
             output.append(carried)
         else:
             if cluster is None or cluster.partitions_per_topic != snapshot.counts:
@@ -337,7 +385,10 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
         "assign_ms": result.assign_seconds * 1000.0,
         "topic_spread": loads.topic_spread,
         "topic_spread_sum": loads.topic_spread_sum,
-        **_weighted(snapshot, after, options, before=before),
+        **_weighted(snapshot, after, options, state),
+        "moved_weight": None
+        if options.weights is None
+        else moved_weight(before, after, options.weights_at.get(snapshot, options.weights).weights),
         "pause_partition_seconds": 0.0
         if first
         else rebalance_pause(

@@ -24,7 +24,7 @@ from assignors import (
 from assignors.metrics import DEFAULT_PAUSE_MODEL, InvalidWeightError, PauseModel, balance, movement, rebalance_pause
 from spark_udfs import MemberRow, TopicHistory, replay_group
 from spark_udfs.demo.sample import _Group, _Member, _restart
-from spark_udfs.replay import OUTPUT_COLUMNS, replay_frame, rows_to_frame
+from spark_udfs.replay import OUTPUT_COLUMNS, member_rows, replay_frame, rows_to_frame
 from spark_udfs.replay.timing import PauseTiming
 from spark_udfs.replay.weights import WeightHistory
 
@@ -199,6 +199,21 @@ def test_bad_weights_rows_are_refused_naming_the_row(row: tuple[Any, ...], needl
         ([MemberRow(at(0), "a", ("nope",))], SIX, "topic 'nope', which has no partition count"),
         ([MemberRow(at(0), "a", ("t",)), MemberRow(at(0), "a", ("t",))], SIX, "member 'a' appears twice"),
         ([MemberRow(at(0), "a", ("t",), "i"), MemberRow(at(0), "b", ("t",), "i")], SIX, "'i' is used by two"),
+        # the same rows again in a later snapshot (read once, reused): the duplicate checks still run
+        (
+            [MemberRow(at(0), "a", ("t",)), MemberRow(at(1), "a", ("t",)), MemberRow(at(1), "a", ("t",))],
+            SIX,
+            f"snapshot {at(1)}: member 'a' appears twice",
+        ),
+        (
+            [
+                MemberRow(at(0), "b", ("t",), "i"),
+                MemberRow(at(1), "a", ("t",), "i"),
+                MemberRow(at(1), "b", ("t",), "i"),
+            ],
+            SIX,
+            f"snapshot {at(1)}: group_instance_id 'i' is used by two",
+        ),
         ([MemberRow(None, "a", ("t",))], SIX, "a member row has a null snapshot_ts (member_id='a')"),
         ([MemberRow(at(0), "a", ("t",))], TopicHistory([("t", -3, None)]), "has -3 partitions"),
         (
@@ -242,6 +257,38 @@ def test_replay_frame_types_and_detail() -> None:
     assert out["detail"].iloc[1] == [{"member": "a", "partitions": [f"t-{p}" for p in range(6)]}]
     errors = rows_to_frame(replay_group("g", [MemberRow(None, "a", ())], SIX, ["range"])[0], OUTPUT_COLUMNS)
     assert errors["moved"].isna().all()
+
+
+def test_member_rows_convert_each_timestamp_as_the_row_by_row_loop() -> None:
+    """member_rows converts a datetime64 column's distinct values once; every row gets what converting it alone
+    gives (NaT: None), in the frame's order; an object column is read row by row."""
+    pd = pytest.importorskip("pandas")
+    stamps = [at(1), at(0), None, at(1), at(2), None, at(0)]
+    column = pd.to_datetime(pd.Series(stamps))
+    frame = pd.DataFrame(
+        {
+            "group_id": ["g"] * 7,
+            "snapshot_ts": column,
+            "member_id": [f"m{i}" for i in range(7)],
+            "topics": [["t"], None, ["t", "u"], ["t"], [], ["u"], ["t"]],
+            "group_instance_id": [None, "i", None, None, None, None, None],
+            "rack_id": [None, None, "r", None, None, None, None],
+        }
+    )
+    expected = [None if pd.isna(ts) else ts.to_pydatetime() for ts in column]
+    assert [row.snapshot_ts for row in member_rows(frame)] == expected == stamps
+    rows = member_rows(frame)
+    assert [(r.member_id, r.topics, r.group_instance_id, r.rack_id) for r in rows][:3] == [
+        ("m0", ("t",), None, None),
+        ("m1", None, "i", None),
+        ("m2", ("t", "u"), None, "r"),
+    ]
+    aware = frame.assign(snapshot_ts=column.dt.tz_localize("UTC"))
+    assert [row.snapshot_ts for row in member_rows(aware)] == [
+        None if pd.isna(ts) else ts.to_pydatetime() for ts in aware["snapshot_ts"]
+    ]
+    loose = frame.assign(snapshot_ts=pd.Series(list(column), dtype="object"))
+    assert [row.snapshot_ts for row in member_rows(loose)] == expected
 
 
 # --- the replay equals the library, snapshot by snapshot ---------------------------------
@@ -390,3 +437,24 @@ def test_topic_rows_that_clash_are_an_input_error_whatever_their_order() -> None
     only_later = [MemberRow(at(2), "a", ("t",)), MemberRow(at(3), "a", ("t", "u"))]
     out, _ = replay_group("g", only_later, history, ["range"])
     assert [(r["error"], r["partitions"]) for r in out] == [(None, 8), (None, 11)]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_replay_restores_the_garbage_collector(enabled: bool) -> None:
+    """replay_group pauses the cyclic collector while it replays and leaves it as it found it, error rows too."""
+    import gc
+
+    was = gc.isenabled()
+    try:
+        if enabled:
+            gc.enable()
+        else:
+            gc.disable()
+        for rows in (JOIN_STAY_LEAVE, [MemberRow(None, "a", ("t",))]):
+            replay_group("g", rows, SIX, ["range", "sticky"])
+            assert gc.isenabled() is enabled
+    finally:
+        if was:
+            gc.enable()
+        else:
+            gc.disable()
