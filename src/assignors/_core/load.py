@@ -329,22 +329,26 @@ KAFKA_DEFAULT = "Kafka's default"
 """A :class:`PauseModel` parameter's source: the Kafka setting's documented default."""
 
 
+_MODEL_FIELDS: tuple[str, ...] = (
+    "heartbeat_seconds",
+    "session_seconds",
+    "consumer_heartbeat_seconds",
+    "consumer_session_seconds",
+    "eager_heartbeats",
+    "cooperative_heartbeats",
+    "cooperative_orphan_heartbeats",
+    "consumer_move_heartbeats",
+    "consumer_orphan_heartbeats",
+    "fetch_seconds",
+    "eager_orphan_heartbeats",
+    "cooperative_kept_heartbeats",
+    "static_rejoin_seconds",
+)
+"""Every field of :class:`PauseModel`, in order: the intervals (Kafka's defaults), then the measured factors."""
+
 _DEFAULT_SOURCES: tuple[tuple[str, str], ...] = (
     *((name, f"{KAFKA_DEFAULT} {key}={round(value * 1000)}") for name, (key, value) in KAFKA_DEFAULT_SETTINGS.items()),
-    *(
-        (name, MEASURED)
-        for name in (
-            "eager_heartbeats",
-            "cooperative_heartbeats",
-            "cooperative_orphan_heartbeats",
-            "consumer_move_heartbeats",
-            "consumer_orphan_heartbeats",
-            "fetch_seconds",
-            "eager_orphan_heartbeats",
-            "cooperative_kept_heartbeats",
-            "static_rejoin_seconds",
-        )
-    ),
+    *((name, MEASURED) for name in _MODEL_FIELDS if name not in KAFKA_DEFAULT_SETTINGS),
 )
 
 
@@ -438,22 +442,6 @@ class PauseModel:
         """Every parameter: its value and its source, in field order."""
         return {name: (getattr(self, name), self.source(name)) for name in _MODEL_FIELDS}
 
-
-_MODEL_FIELDS: tuple[str, ...] = (
-    "heartbeat_seconds",
-    "session_seconds",
-    "consumer_heartbeat_seconds",
-    "consumer_session_seconds",
-    "eager_heartbeats",
-    "cooperative_heartbeats",
-    "cooperative_orphan_heartbeats",
-    "consumer_move_heartbeats",
-    "consumer_orphan_heartbeats",
-    "fetch_seconds",
-    "eager_orphan_heartbeats",
-    "cooperative_kept_heartbeats",
-    "static_rejoin_seconds",
-)
 
 CLIENT_PAUSE_FACTORS: Mapping[str, Mapping[str, float]] = {
     "aiokafka": {

@@ -173,13 +173,18 @@ def _known_member(
         known[key] = found
         return found
     identity, member_id, _ = found
+    _check_unique(ts, member_id, identity, members, seen_ids)
+    return found
+
+
+def _check_unique(ts: Any, member_id: str, identity: str, members: Mapping[str, object], seen_ids: set[str]) -> None:
+    """A member id seen once in a snapshot, and an identity (its group instance id, else its id) used once."""
     if member_id in seen_ids:
         msg = f"snapshot {ts}: member {member_id!r} appears twice"
         raise GroupDataError(msg)
     if identity in members:
         msg = f"snapshot {ts}: group_instance_id {identity!r} is used by two members"
         raise GroupDataError(msg)
-    return found
 
 
 def _member(
@@ -195,12 +200,7 @@ def _member(
         msg = f"snapshot {ts}: member {member_id!r} has an empty group_instance_id"
         raise GroupDataError(msg)
     identity = instance if instance is not None else member_id
-    if member_id in seen_ids:
-        msg = f"snapshot {ts}: member {member_id!r} appears twice"
-        raise GroupDataError(msg)
-    if identity in members:
-        msg = f"snapshot {ts}: group_instance_id {identity!r} is used by two members"
-        raise GroupDataError(msg)
+    _check_unique(ts, member_id, identity, members, seen_ids)
     topics = () if row.topics is None else tuple(row.topics)
     for topic in topics:
         if is_missing(topic) or not isinstance(topic, str) or not topic:
