@@ -1,6 +1,7 @@
 """One member of a real consumer group, as a process: ``python -m assignors._member``.
 
-The child side of :mod:`assignors.testing._groups` (which starts it and reads what it prints): one client
+The child side of :mod:`assignors.testing._groups` (which starts it and reads what it prints; what both agree on
+is in :mod:`assignors._groups.member_process`, so the child needs nothing of the ``testing`` extra): one client
 (confluent-kafka, kafka-python or aiokafka, the last two with this project's assignors through
 :mod:`assignors.kafka_python` and :mod:`assignors.aiokafka`) in one group, consuming until SIGTERM, printing one
 JSON line per rebalance-listener call and reading ``subscribe t1,t2`` lines from a control file. An entry point
@@ -21,9 +22,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from assignors._groups.member_process import CLIENTS, METADATA_TIMEOUT_S, POLL_S, STACKS_SIGNAL
 from assignors.aiokafka import for_aiokafka
 from assignors.kafka_python import finish_joins, for_kafka_python
-from assignors.testing._groups import CLIENTS, METADATA_TIMEOUT_S, POLL_S, STACKS_SIGNAL
 
 
 class _Member:

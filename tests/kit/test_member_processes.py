@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from assignors.testing._groups import STACKS_SIGNAL, MemberProcess, MemberSpec, wait_for
+from assignors._groups.member_process import STACKS_SIGNAL
+from assignors.testing._groups import MemberProcess, MemberSpec, wait_for
 from assignors.testing._process import start
 
 STUCK = f"""

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -30,17 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assignors._groups.member_process import CLIENTS, STACKS_SIGNAL
 from assignors.testing._process import Process, start
 
 __all__ = ["CLIENTS", "MemberProcess", "MemberSpec", "Observation", "TimedMemberSpec", "settle_group", "wait_for"]
 
-CLIENTS = ("confluent", "kafka-python", "aiokafka")
-POLL_S = 0.2
-METADATA_TIMEOUT_S = 30.0
 SETTLE_QUIET_S = 1.0
 """A steady state must hold this long with no listener call in between."""
-STACKS_SIGNAL = signal.SIGUSR1
-"""A member writes every thread's Python stack to its log on this signal (``faulthandler``)."""
 STACKS_TIMEOUT_S = 3.0
 
 Partition = tuple[str, int]

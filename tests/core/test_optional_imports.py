@@ -1,0 +1,62 @@
+"""``import assignors`` needs nothing outside the standard library: every module but the kit behind the ``testing``
+extra (``assignors.testing``, Hypothesis) imports with pyspark, pandas, pyarrow and Hypothesis missing.
+
+Each check runs in a fresh interpreter where those four packages cannot be imported. The clients an adapter or
+``collect`` drives (kafka-python, aiokafka, confluent-kafka) are imported where they are used and stay importable
+here: this test is about the evaluation's and the kit's packages.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+BLOCKED = ("pyspark", "pandas", "pyarrow", "hypothesis")
+
+_SCRIPT = """
+import importlib, json, pkgutil, sys
+
+class Blocked:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError(f"{name} is blocked")
+        return None
+
+sys.meta_path.insert(0, Blocked())
+import assignors
+
+failed = {}
+for module in pkgutil.walk_packages(assignors.__path__, "assignors."):
+    name = module.name
+    if name == "assignors.__main__" or name == "assignors.testing" or name.startswith("assignors.testing."):
+        continue
+    try:
+        importlib.import_module(name)
+    except ImportError as error:
+        failed[name] = str(error)
+try:
+    import assignors.testing
+    kit = "imported"
+except ImportError as error:
+    kit = str(error)
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)
+print(json.dumps({"failed": failed, "kit": kit, "loaded": loaded}))
+"""
+
+
+def _run() -> dict[str, object]:
+    script = f"BLOCKED = {BLOCKED!r}\n{_SCRIPT}"
+    done = subprocess.run(  # noqa: S603 - this interpreter, this test's own script
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_every_module_outside_the_kit_imports_without_the_optional_packages() -> None:
+    result = _run()
+    assert result["failed"] == {}  # e.g. a module importing assignors.testing, which needs Hypothesis
+    assert result["loaded"] == []
+    # the blocker works: the kit itself says what it needs
+    assert result["kit"] == "assignors.testing needs Hypothesis: pip install 'assignors[testing]'"
