@@ -227,27 +227,25 @@ def _rank_by(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _seconds(text: str) -> float:
+def _duration(text: str, unit: str) -> float:
+    """A finite number >= 0 of ``unit``; anything else is a usage error naming the unit."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value < 0:
-        msg = f"{text!r} is not a number of seconds >= 0"
+        msg = f"{text!r} is not a number of {unit} >= 0"
         raise argparse.ArgumentTypeError(msg)
     return value
+
+
+def _seconds(text: str) -> float:
+    return _duration(text, "seconds")
 
 
 def _millis(text: str) -> float:
     """A Kafka setting in milliseconds, >= 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        msg = f"{text!r} is not a number of milliseconds >= 0"
-        raise argparse.ArgumentTypeError(msg)
-    return value
+    return _duration(text, "milliseconds")
 
 
 def _count(text: str) -> int:
