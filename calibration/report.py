@@ -142,10 +142,32 @@ def previous_totals(path: Path) -> dict[str, Any]:
         return {}
     earlier = json.loads(path.read_text(encoding="utf-8"))
     totals: dict[str, float] = {}
+    steps: dict[str, int] = {}
     for row in earlier.get("rows", ()):
         key = f"{row['scenario']}|{row['strategy']}"
         totals[key] = totals.get(key, 0.0) + float(row["observed"]["pause"])
-    return {"kafka_version": earlier.get("kafka_version"), "seconds": earlier.get("seconds"), "totals": totals}
+        steps[key] = steps.get(key, 0) + 1
+    return {
+        "kafka_version": earlier.get("kafka_version"),
+        "seconds": earlier.get("seconds"),
+        "totals": totals,
+        "steps": steps,
+    }
+
+
+def comparable(previous: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Of :func:`previous_totals`, the totals of the scenarios played with as many steps as ``rows`` (this run's):
+    a scenario whose script changed since (more events) is not the same measurement. A ``previous`` written before
+    the steps were counted is taken as it is."""
+    totals: Mapping[str, float] = previous.get("totals", {})
+    counted: Mapping[str, int] | None = previous.get("steps")
+    if counted is None:
+        return dict(totals)
+    steps: dict[str, int] = {}
+    for row in rows:
+        key = f"{row['scenario']}|{row['strategy']}"
+        steps[key] = steps.get(key, 0) + 1
+    return {key: total for key, total in totals.items() if counted.get(key) == steps.get(key)}
 
 
 def render(
@@ -312,7 +334,7 @@ def markdown(
     model: PauseModel,
     previous: Mapping[str, Any] | None = None,
 ) -> str:
-    earlier: Mapping[str, float] = (previous or {}).get("totals", {})
+    earlier = comparable(previous or {}, rows)
     totals = _totals(rows)
     for key, t in totals.items():
         t["spread"] = _spread(t["pause"], earlier.get(f"{key[0]}|{key[1]}"))

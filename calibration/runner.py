@@ -282,9 +282,20 @@ class Group:
             return None
         calls = [e["t"] for e in self.events if e["e"] in LISTENER and e["m"] in live]
         last = max(calls, default=since)
-        if time.monotonic() - max(last, since) < self.settings.quiet_s:
+        if time.monotonic() - max(last, since) < self.quiet_s():
             return None
         return last
+
+    def quiet_s(self) -> float:
+        """How long no listener call must come for the group to be settled: ``quiet_s``, and at least a heartbeat
+        interval of the group's protocol and a second more. A KIP-848 member learns of a new target (a subscription
+        change, a revocation to make, a partition freed for it) only on its next heartbeat, so a step's listener
+        calls can be a heartbeat apart: with the quiet no longer than that, a step was taken as settled between two
+        of them (a subscription change's revocations then counted in the next step)."""
+        interval = (
+            self.settings.broker_heartbeat_ms if self.strategy.protocol == "consumer" else self.settings.heartbeat_ms
+        )
+        return max(self.settings.quiet_s, interval / 1000 + 1.0)
 
     def failures(self) -> list[str]:
         return [f"{e['m']}: {e}" for e in self.events if e["e"] == "failed"]

@@ -117,18 +117,22 @@ class Scenario:
     tags: tuple[str, ...] = field(default=())
 
 
-def _base(count: int, topics: str = "a,b", *, static: bool = False, solo: str | None = None) -> tuple[Action, ...]:
+def _base(count: int, topics: str = "a,b", *, static: bool = False, solo: tuple[str, ...] = ()) -> tuple[Action, ...]:
     found: list[Action] = []
     for i in range(count):
         name = f"m{i}"
         action: tuple[str, ...] = ("start", name, topics, f"s{i}" if static else "")
-        if name == solo:
+        if name in solo:
             action = (*action, "solo")
         found.append(action)
     return tuple(found)
 
 
 MEMBERS = 6
+REPEATS = 3
+"""How many times a scenario of one kind of event plays its event (one step each): a single event's pause is a draw
+from a wide distribution (the members learn of a rebalance on their own heartbeats, from together to a heartbeat
+apart; an orphan waits from the departure to the next heartbeat's rejoin), so a row sums several draws."""
 
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
@@ -137,12 +141,17 @@ SCENARIOS: tuple[Scenario, ...] = (
         (),
         tuple(((("start", f"m{i}", "a,b", ""),)) for i in range(MEMBERS)),
     ),
-    Scenario("leave", "one of 6 members leaves (LeaveGroup)", _base(MEMBERS), ((("stop", "m5"),),)),
+    Scenario(
+        "leave",
+        f"{REPEATS} of {MEMBERS + REPEATS} members leave one by one (LeaveGroup)",
+        _base(MEMBERS + REPEATS),
+        tuple(((("stop", f"m{MEMBERS + REPEATS - 1 - i}"),)) for i in range(REPEATS)),
+    ),
     Scenario(
         "crash",
-        "one of 6 members crashes (SIGKILL; the session times out)",
-        _base(MEMBERS, solo="m5"),
-        ((("crash", "m5"),),),
+        f"2 of {MEMBERS + 2} members crash one by one (SIGKILL; each session times out)",
+        _base(MEMBERS + 2, solo=(f"m{MEMBERS}", f"m{MEMBERS + 1}")),
+        ((("crash", f"m{MEMBERS + 1}"),), (("crash", f"m{MEMBERS}"),)),
     ),
     Scenario(
         "rolling",
@@ -159,21 +168,29 @@ SCENARIOS: tuple[Scenario, ...] = (
         "change and no rebalance; its partitions wait while it is down, priced by `restart_pause` for the seconds "
         "from its stop to its new start (the run's; a deployment knows its own) plus the client's measured rejoin",
     ),
-    Scenario("grow", "topic a grows from 16 to 24 partitions", _base(MEMBERS), ((("grow", "a", "24"),),)),
+    Scenario(
+        "grow",
+        "topic a grows three times by 4 partitions, from 16 to 28",
+        _base(MEMBERS),
+        tuple(((("grow", "a", str(16 + 4 * (i + 1))),)) for i in range(REPEATS)),
+    ),
     Scenario(
         "subscribe",
-        "3 of 6 members subscribed to a add topic b",
+        "6 members subscribed to a add topic b in three steps: 3 of them at once, then 2, then the last",
         _base(MEMBERS, topics="a"),
-        (tuple(("subscribe", f"m{i}", "a,b") for i in range(3)),),
+        tuple(tuple(("subscribe", f"m{i}", "a,b") for i in chunk) for chunk in ((0, 1, 2), (3, 4), (5,))),
         notes="the members whose subscription changed rejoin at once, the others when their next heartbeat tells "
         "them (one rebalance: the changes land together); under EAGER the changed members' partitions wait, like a "
         "leaver's, for the others (`rebalance_pause(..., rejoined=...)`), the others' only for the rejoin",
     ),
     Scenario(
         "wave",
-        "deploy wave: 3 of 6 members replaced at once",
+        "two deploy waves: 3 of 6 members replaced at once, then the other 3",
         _base(MEMBERS),
-        ((*(("stop", f"m{i}") for i in range(3, 6)), *(("start", f"n{i}", "a,b", "") for i in range(3, 6))),),
+        tuple(
+            (*(("stop", f"m{i}") for i in half), *(("start", f"n{i}", "a,b", "") for i in half))
+            for half in ((3, 4, 5), (0, 1, 2))
+        ),
         notes="the membership table has one snapshot for the wave, replayed as one rebalance; the broker often sees "
         "the leaves first (a LeaveGroup is sent at close) and the joins after the new members' start-up, so it runs "
         "two or three, and in some runs one: replayed as the leaves then the joins (`predict(..., sequence=True)`) "

@@ -10,7 +10,8 @@ import pytest
 from calibration.fit import _factors, compact, fit_clients, fit_factors, write_factors
 from calibration.measure import Observed
 from calibration.predict import predict
-from calibration.report import _spread, _why, model_for, previous_totals
+from calibration.report import _spread, _why, comparable, model_for, previous_totals
+from calibration.runner import Group
 from calibration.scenarios import SCENARIOS, SETTINGS, STRATEGIES
 
 from assignors.metrics import rebalance_pause, restart_pause
@@ -177,8 +178,14 @@ def test_the_previous_run_gives_each_row_its_spread(tmp_path: Path) -> None:
         {"scenario": "join", "strategy": "java range", "observed": {"pause": 2.0}},
     ]
     earlier.write_text(json.dumps({"kafka_version": "4.4.0", "seconds": 1.0, "rows": rows}), encoding="utf-8")
-    totals = previous_totals(earlier)["totals"]
-    assert totals == {"leave|java range": 4.0, "join|java range": 3.0}
+    previous = previous_totals(earlier)
+    assert previous["totals"] == {"leave|java range": 4.0, "join|java range": 3.0}
+    assert previous["steps"] == {"leave|java range": 1, "join|java range": 2}
+    # a scenario played with another number of steps since (its script changed) is no longer comparable
+    now = [*rows[1:], *({"scenario": "leave", "strategy": "java range"} for _ in range(3))]
+    assert comparable(previous, now) == {"join|java range": 3.0}
+    assert comparable(previous, rows) == previous["totals"]
+    assert comparable({"totals": {"leave|java range": 4.0}}, now) == {"leave|java range": 4.0}  # steps not counted
     assert previous_totals(tmp_path / "absent.json") == {}
     assert _spread(8.0, 4.0) == 0.5
     assert _spread(3.0, None) is None
@@ -289,3 +296,13 @@ def test_runs_pool_through_their_compact_form() -> None:
         fit_factors([one, moved])
     with pytest.raises(ValueError, match="no recorded run"):
         fit_factors([])
+
+
+@pytest.mark.parametrize(("protocol", "quiet"), [("classic", 2.0), ("consumer", 3.0)])
+def test_a_group_is_settled_only_after_a_heartbeat_without_listener_calls(protocol: str, quiet: float) -> None:
+    """A KIP-848 member learns of a new target on its next heartbeat (2 s here): a quiet of 2 s took a subscription
+    change's group as settled before its revocations came."""
+    strategy = next(s for s in STRATEGIES if s.protocol == protocol)
+    group = Group.__new__(Group)
+    group.strategy, group.settings = strategy, SETTINGS
+    assert group.quiet_s() == quiet
