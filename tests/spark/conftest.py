@@ -29,7 +29,6 @@ def spark() -> Iterator[SparkSession]:
 
     with pytest.MonkeyPatch.context() as patch:  # for the JVM pyspark starts now, through spark-submit
         patch.setenv("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
-        patch.setenv("ASSIGNORS_CLASS_ARCHIVE", "0")  # no class archive dumped into the user's cache by tests
         session = get_session("local[2]", app_name="assignors-tests")
     yield session
     session.stop()
