@@ -21,3 +21,6 @@ settings.register_profile(
     "ci-quick", max_examples=50, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+# No class-data-sharing archive of local Spark sessions dumped into the user's cache by the tests, nor by the
+# commands they run (spark_udfs.session.class_archive_options; its own tests pass their directory).
+os.environ["ASSIGNORS_CLASS_ARCHIVE"] = "0"

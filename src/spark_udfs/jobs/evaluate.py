@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from assignors.tables import MEMBERSHIP_COLUMNS, PARAMETERS_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
 from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS, generate_history
@@ -27,7 +27,7 @@ from spark_udfs.report.ranking import DEFAULT_RANK_BY
 from spark_udfs.report.text import render_text
 from spark_udfs.session import is_connect
 from spark_udfs.tables.paths import join_uri, local_path
-from spark_udfs.tables.schemas import ddl
+from spark_udfs.tables.schemas import ddl, write_local_parquet
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -187,13 +187,18 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
     Every strategy runs: the classic four, KIP-848's ``uniform`` and ``consumer-range``, and ``weighted-sticky``.
     """
     history = generate_history(groups, snapshots)
-    membership = spark.createDataFrame(history.membership, ddl(MEMBERSHIP_COLUMNS))
-    topics = spark.createDataFrame(history.topics, ddl(TOPICS_COLUMNS))
-    weights = spark.createDataFrame(history.weights, ddl(WEIGHTS_COLUMNS))
     inputs = join_uri(out, "input")
-    tables = {"membership": membership, "topics": topics, "weights": weights}
-    for name, table in tables.items():
-        table.write.mode("overwrite").parquet(join_uri(inputs, name))
+    tables: dict[str, tuple[Sequence[Sequence[Any]], Sequence[tuple[str, str]]]] = {
+        "membership": (history.membership, MEMBERSHIP_COLUMNS),
+        "topics": (history.topics, TOPICS_COLUMNS),
+        "weights": (history.weights, WEIGHTS_COLUMNS),
+    }
+    local = _local_inputs(spark, inputs)
+    for name, (rows, columns) in tables.items():
+        if local is not None:  # no Spark job: three small files written by this process
+            write_local_parquet(rows, columns, local / name)
+        else:
+            spark.createDataFrame(rows, ddl(columns)).write.mode("overwrite").parquet(join_uri(inputs, name))
     saved = {name: spark.read.parquet(join_uri(inputs, name)) for name in tables}
     return run_evaluation(
         spark,
@@ -211,6 +216,14 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
         kafka_version=kafka_version,
         kafka_source=kafka_source,
     )
+
+
+def _local_inputs(spark: SparkSession, inputs: str) -> Path | None:
+    """Where this process may write the demo's inputs itself: ``inputs``' local path when the session is a
+    ``local[...]`` one (its executors share this file system), else None (Spark writes them, where it runs)."""
+    if is_connect(spark) or not str(spark.conf.get("spark.master", "") or "").startswith("local"):
+        return None
+    return local_path(inputs)
 
 
 def _write_parameters(spark: SparkSession, parameters: Sequence[TimingParameter], out: str) -> None:

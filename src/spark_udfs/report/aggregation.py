@@ -125,31 +125,21 @@ def _summary(  # noqa: PLR0913 - summarize's options
     weights_given: bool | None,
 ) -> Summary:
     """:func:`summarize`'s figures from the evaluation and its error-free rows ``ok`` (with ``later_rebalance``)."""
-    from pyspark.sql import functions as sf
 
-    strategies = rank(_strategies(ok), keys)
-    counts = evaluation.agg(
-        sf.countDistinct("group_id").alias("groups"),
-        sf.countDistinct("group_id", "snapshot_ts").alias("snapshots"),
-    ).collect()[0]
-    errors = (
-        evaluation.where(sf.col("error").isNotNull())
-        .groupBy("group_id")
-        .agg(sf.min("error").alias("error"))
-        .orderBy("group_id")
-        .collect()
-    )
+    found, bounds = _strategies(ok)
+    strategies = rank(found, keys)
+    groups, snapshots, errors = _groups(evaluation)
     table, total = _group_table(ok, group_limit)
     ranked = Summary(0, 0, [], strategies)
     reference = ACTUAL_STRATEGY if any(s.strategy == ACTUAL_STRATEGY for s in strategies) else recommended(ranked)
     balance, balance_count, worst = _balance_by_group(ok, balance_limit)
     return Summary(
-        groups=int(counts["groups"]),
-        snapshots=int(counts["snapshots"]),
-        error_groups=[(r["group_id"], r["error"]) for r in errors],
+        groups=groups,
+        snapshots=snapshots,
+        error_groups=errors,
         strategies=strategies,
         rank_by=keys,
-        timeline=_timeline(ok),
+        timeline=_timeline(ok, bounds),
         distributions=_distributions(ok),
         group_table=table,
         group_count=total,
@@ -161,6 +151,28 @@ def _summary(  # noqa: PLR0913 - summarize's options
         worst_balanced=worst,
         weights_given=weights_given,
     )
+
+
+def _groups(evaluation: DataFrame) -> tuple[int, int, list[tuple[str | None, str]]]:
+    """The groups, the (group, snapshot) pairs and each group's first error (by group), in one Spark job.
+
+    One row per group is collected: the counts are those of ``countDistinct("group_id")`` and
+    ``countDistinct("group_id", "snapshot_ts")`` (a null group or time counts for neither), the errors ordered by
+    group as Spark orders strings (by their UTF-8 bytes, which is Python's order of code points).
+    """
+    from pyspark.sql import functions as sf
+
+    rows = (
+        evaluation.groupBy("group_id")
+        .agg(sf.countDistinct("snapshot_ts").alias("snapshots"), sf.min("error").alias("error"))
+        .collect()
+    )
+    named = [r for r in rows if r["group_id"] is not None]
+    errors = sorted(
+        ((r["group_id"], r["error"]) for r in rows if r["error"] is not None),
+        key=lambda e: (e[0] is not None, e[0] or ""),  # nulls first, as Spark's ascending order
+    )
+    return len(named), sum(int(r["snapshots"]) for r in named), errors
 
 
 def _record(cls: type[_T], row: Row) -> _T:
@@ -214,9 +226,11 @@ def _totals() -> list[Column]:
     ]
 
 
-def _strategies(ok: DataFrame) -> list[StrategySummary]:
+def _strategies(ok: DataFrame) -> tuple[list[StrategySummary], tuple[int | None, int | None]]:
+    """Each strategy's figures and the first and last snapshot (epoch seconds, None without rows), in one job."""
     from pyspark.sql import functions as sf
 
+    seconds = sf.col("snapshot_ts").cast("long")
     rows = (
         ok.groupBy("strategy")
         .agg(
@@ -237,20 +251,26 @@ def _strategies(ok: DataFrame) -> list[StrategySummary]:
             (sf.sum("moved_weight") if "moved_weight" in ok.columns else sf.lit(None).cast("double")).alias(
                 "moved_weight"
             ),
+            sf.min(seconds).alias("first_second"),
+            sf.max(seconds).alias("last_second"),
         )
         .collect()
     )
-    return [_record(StrategySummary, r) for r in rows]
+    firsts = [int(r["first_second"]) for r in rows if r["first_second"] is not None]
+    lasts = [int(r["last_second"]) for r in rows if r["last_second"] is not None]
+    bounds = (min(firsts, default=None), max(lasts, default=None))
+    return [_record(StrategySummary, r) for r in rows], bounds
 
 
-def _timeline(ok: DataFrame) -> dict[str, list[TimePoint]]:
+def _timeline(ok: DataFrame, bounds: tuple[int | None, int | None]) -> dict[str, list[TimePoint]]:
+    """Per strategy, the figures bucketed in time between ``bounds`` (the first and last snapshot, epoch seconds)."""
     from pyspark.sql import functions as sf
 
     seconds = sf.col("snapshot_ts").cast("long")
-    bounds = ok.agg(sf.min(seconds).alias("lo"), sf.max(seconds).alias("hi")).collect()[0]
-    if bounds["lo"] is None:
+    lo, hi = bounds
+    if lo is None or hi is None:
         return {}
-    bucket = max(1, math.ceil((int(bounds["hi"]) - int(bounds["lo"]) + 1) / MAX_POINTS))
+    bucket = max(1, math.ceil((hi - lo + 1) / MAX_POINTS))
     start = sf.timestamp_seconds(sf.floor(seconds / bucket) * bucket) if bucket > 1 else sf.col("snapshot_ts")
     rows = (
         ok.withColumn("ts", start)
@@ -273,24 +293,31 @@ def _timeline(ok: DataFrame) -> dict[str, list[TimePoint]]:
 
 
 def _distributions(ok: DataFrame) -> dict[str, dict[str, Quantiles]]:
-    """Per strategy and measure, 101 quantiles; per-rebalance measures leave out each group's first snapshot."""
+    """Per strategy and measure, 101 quantiles; per-rebalance measures leave out each group's first snapshot.
+
+    One Spark job per scope, every measure of the scope aggregated in it: each measure's count and quantiles are
+    computed over the same rows, in the same order, as by a job of its own.
+    """
     from pyspark.sql import functions as sf
 
-    result: dict[str, dict[str, Quantiles]] = {}
+    scopes: dict[str, list[str]] = {}
     for measure, (scope, _) in DISTRIBUTIONS.items():
+        scopes.setdefault(scope, []).append(measure)
+    found: dict[str, dict[str, Quantiles]] = {}
+    for scope, measures in scopes.items():
         rows = ok.where(sf.col("later_rebalance")) if scope == "per rebalance" else ok
-        collected = (
-            rows.groupBy("strategy")
-            .agg(
-                sf.count(measure).alias("n"),
-                sf.percentile_approx(sf.col(measure).cast("double"), list(PERCENTS), 10000).alias("q"),
-            )
-            .collect()
-        )
-        for r in collected:
-            if r["q"] is not None and r["n"]:
-                result.setdefault(r["strategy"], {})[measure] = Quantiles(int(r["n"]), tuple(map(float, r["q"])))
-    return result
+        figures = []
+        for i, measure in enumerate(measures):
+            figures.append(sf.count(measure).alias(f"n{i}"))
+            figures.append(sf.percentile_approx(sf.col(measure).cast("double"), list(PERCENTS), 10000).alias(f"q{i}"))
+        for r in rows.groupBy("strategy").agg(*figures).collect():
+            for i, measure in enumerate(measures):
+                if r[f"q{i}"] is not None and r[f"n{i}"]:
+                    quantiles = Quantiles(int(r[f"n{i}"]), tuple(map(float, r[f"q{i}"])))
+                    found.setdefault(r["strategy"], {})[measure] = quantiles
+    # in the order the strategies came and DISTRIBUTIONS lists the measures, as one job per measure gave them
+    order = list(found)
+    return {s: {m: found[s][m] for m in DISTRIBUTIONS if m in found[s]} for s in order}
 
 
 def _group_table(ok: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:

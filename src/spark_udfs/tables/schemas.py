@@ -7,8 +7,9 @@ The column lists themselves live in one home, :mod:`assignors.tables` (plain Pyt
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from assignors import AssignorError
 from assignors.tables import OPTIONAL_COLUMNS
@@ -23,6 +24,7 @@ __all__ = [
     "csv_columns",
     "ddl",
     "with_optional_columns",
+    "write_local_parquet",
 ]
 
 # Narrower types Spark reads for a column, which it widens losslessly.
@@ -36,6 +38,51 @@ class SchemaError(AssignorError, ValueError):
 def ddl(columns: Sequence[tuple[str, str]]) -> str:
     """A column list as a Spark DDL schema string: ``"name type, ..."``."""
     return ", ".join(f"{name} {kind}" for name, kind in columns)
+
+
+_ARROW_KINDS = ("string", "int", "double", "timestamp", "array<string>")
+"""The column types :func:`write_local_parquet` writes (those of the input tables)."""
+
+
+def _arrow_type(kind: str) -> Any:
+    import pyarrow as pa
+
+    types = {
+        "string": pa.string(),
+        "int": pa.int32(),
+        "double": pa.float64(),
+        "timestamp": pa.timestamp("us", tz="UTC"),  # Spark's TIMESTAMP: UTC instants
+        "array<string>": pa.list_(pa.string()),
+    }
+    if kind not in types:
+        msg = f"no Arrow type for the column type {kind!r}; expected one of {', '.join(_ARROW_KINDS)}"
+        raise ValueError(msg)
+    return types[kind]
+
+
+def write_local_parquet(rows: Iterable[Sequence[Any]], columns: Sequence[tuple[str, str]], directory: Path) -> Path:
+    """Write ``rows`` (tuples in ``columns``' order) as one Parquet file in ``directory``; returns the file.
+
+    What Spark reads back from ``directory`` has the types ``ddl(columns)`` names, as if Spark had written
+    it (``mode("overwrite")``: what ``directory`` held is removed first), without a Spark job: pyarrow, in this
+    process, for a local directory. Naive timestamps are UTC, as the session's time zone.
+    """
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([(name, _arrow_type(kind)) for name, kind in columns])
+    listed = list(rows)
+    table = pa.Table.from_arrays(
+        [pa.array([row[i] for row in listed], type=field.type) for i, field in enumerate(schema)], schema=schema
+    )
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    target = directory / "part-00000.parquet"
+    pq.write_table(table, target)
+    return target
 
 
 def check_schema(frame: DataFrame, expected: Sequence[tuple[str, str]], table: str) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as sf
 
 from assignors.metrics import DEFAULT_PAUSE_MODEL, PauseModel
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, STRATEGIES, TOPICS_COLUMNS, ddl
@@ -356,3 +357,41 @@ def test_rank_by_moved_weight_needs_weights(tmp_path: Path, capsys: pytest.Captu
     said = "--rank-by moved_weight needs --weights: the weight moved is measured in the table's weights"
     assert err == [f"assignors evaluate: error: {said}"]
     assert not (tmp_path / "out").exists()
+
+
+def test_groups_snapshots_and_errors_counted_in_one_job(spark: SparkSession) -> None:
+    """_groups: countDistinct's counts (nulls count for nothing) and each group's least error, by group."""
+    from spark_udfs.report.aggregation import _groups
+
+    rows = [
+        ("b", at(0), "bad topics row"),
+        ("b", at(0), "another"),
+        ("b", at(1), None),
+        ("a", at(0), None),
+        ("a", at(0), None),
+        ("é", at(2), "late"),
+        ("c", None, None),
+        (None, at(3), "no group"),
+    ]
+    frame = spark.createDataFrame(rows, "group_id string, snapshot_ts timestamp, error string")
+    expected_counts = frame.agg(
+        sf.countDistinct("group_id").alias("g"), sf.countDistinct("group_id", "snapshot_ts").alias("s")
+    ).collect()[0]
+    expected_errors = (
+        frame.where(sf.col("error").isNotNull()).groupBy("group_id").agg(sf.min("error").alias("e")).orderBy("group_id")
+    )
+    groups, snapshots, errors = _groups(frame)
+    assert (groups, snapshots) == (expected_counts["g"], expected_counts["s"]) == (4, 4)
+    assert errors == [(r["group_id"], r["e"]) for r in expected_errors.collect()]
+    assert errors == [(None, "no group"), ("b", "another"), ("é", "late")]
+
+
+def test_the_timeline_spans_the_first_to_the_last_snapshot(local_evaluation: tuple[DataFrame, DataFrame]) -> None:
+    from spark_udfs.report.aggregation import _strategies
+
+    evaluation, _ = local_evaluation
+    ok = evaluation.withColumn("imbalance", sf.lit(1.0))
+    found, bounds = _strategies(ok)
+    assert sorted(s.strategy for s in found) == sorted(STRATEGIES)
+    assert bounds == (int(at(0).replace(tzinfo=dt.UTC).timestamp()), int(at(1).replace(tzinfo=dt.UTC).timestamp()))
+    assert _strategies(ok.where(sf.lit(False))) == ([], (None, None))
