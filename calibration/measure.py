@@ -23,11 +23,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["STALL_S", "Observed", "observe"]
+__all__ = ["MAX_STEADY_STALLS", "STALL_S", "Observed", "observe", "steady_stalls"]
 
 STALL_S = 1.0
 """A gap between two fetches of a partition by the member holding it longer than this is a stall (the producer
 writes every 0.1 s; on two loaded cores the gaps of a consumed partition stay under about 0.6 s)."""
+
+MAX_STEADY_STALLS = 0.01
+"""A run whose settled groups stalled more than this share of their partition-seconds (:func:`steady_stalls`) is
+refused (``python -m calibration`` exits 1): its pauses measure the machine's load. Healthy runs stall 0.00%; two
+runs of all eight strategies at once on a slow day (2026-11-29) stalled 15% and 20% and measured every pause about
+twice as long."""
 
 Partition = tuple[str, int]
 
@@ -260,3 +266,33 @@ def first_fetch_delays(run: Mapping[str, Any]) -> list[float]:
                 found.append(t - pending[1])
                 pending = None
     return found
+
+
+def steady_stalls(run: Mapping[str, Any], *, interval: float) -> tuple[float, float]:
+    """(stalled, watched) partition-seconds of one group run while it was settled: from each step's settle (its last
+    listener call) to the step's end, every partition its holder kept, the gaps between two of its fetches longer
+    than :data:`STALL_S` (less the producer's ``interval``). Nothing happens to the group then, so a stall is the
+    machine's: the broker, the producer or the member could not keep up. Healthy runs stall about 0% of ``watched``;
+    a run whose members' pauses the load inflated does not."""
+    fetched: dict[tuple[str, Partition], list[float]] = {}
+    for event in run["events"]:
+        if event["e"] == "fetched":
+            for topic, number in event["partitions"]:
+                fetched.setdefault((str(event["m"]), (str(topic), int(number))), []).append(float(event["t"]))
+    for times in fetched.values():
+        times.sort()
+    stalled = watched = 0.0
+    for step in run["steps"]:
+        settled_at = step.get("settled_at")
+        if settled_at is None:
+            continue
+        start, end = float(settled_at), float(step["end"])
+        if end <= start:
+            continue
+        for tp, holder in _holdings(step).items():
+            times = fetched.get((holder, tp), [])
+            inside = [t for t in times if start < t < end]
+            points = [start, *inside, end]
+            watched += end - start
+            stalled += sum(max(0.0, b - a - interval) for a, b in itertools.pairwise(points) if b - a > STALL_S)
+    return stalled, watched

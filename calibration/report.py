@@ -9,7 +9,7 @@ from typing import Any
 
 from assignors.metrics import CLIENT_PAUSE_FACTORS, DEFAULT_PAUSE_MODEL, PauseModel
 from calibration.fit import EXCLUDED, FITTED, client_of, fit_clients, fit_factors
-from calibration.measure import STALL_S, Observed, observe
+from calibration.measure import MAX_STEADY_STALLS, STALL_S, Observed, observe, steady_stalls
 from calibration.predict import Predicted, predict
 from calibration.scenarios import SCENARIOS, STRATEGIES
 
@@ -362,9 +362,26 @@ def markdown(
         "",
         (
             f"Apache Kafka {runs['kafka_version']}, one local broker (KRaft), {len(runs['runs'])} groups in "
-            f"{runs['seconds']:.0f} s. Each scenario is played once per strategy, the strategies' groups at once "
-            "(each with its own topics and group id); a producer writes a record to every partition every "
+            f"{runs['seconds']:.0f} s. Each scenario is played once per strategy, "
+            + (
+                f"{runs['at_once']} strategies' groups at once"
+                if "at_once" in runs
+                else "the strategies' groups at once"
+            )
+            + " (each with its own topics and group id); a producer writes a record to every partition every "
             f"{s['produce_interval_s']} s."
+            + (
+                f" While settled, the groups stalled {runs['steady_stalls']:.2%} of their partition-seconds (fetch "
+                f"gaps over {STALL_S} s with nothing happening: "
+                + (
+                    "the machine kept up"
+                    if runs["steady_stalls"] <= MAX_STEADY_STALLS
+                    else "the machine did NOT keep up"
+                )
+                + f"; a run over {MAX_STEADY_STALLS:.0%} is refused)."
+                if "steady_stalls" in runs
+                else ""
+            )
         ),
         "",
         (
@@ -391,6 +408,17 @@ def markdown(
         if not keys:
             continue
         lines += [f"## {scenario.name}: {scenario.description}", ""]
+        played = [run for run in runs["runs"] if run["scenario"] == scenario.name]
+        stalled = [steady_stalls(run, interval=float(s["produce_interval_s"])) for run in played]
+        watched = sum(w for _, w in stalled)
+        if watched:
+            lines += [
+                (
+                    f"While settled, its groups stalled {sum(x for x, _ in stalled) / watched:.2%} of their "
+                    "partition-seconds."
+                ),
+                "",
+            ]
         if scenario.notes:
             lines += [f"Note: {scenario.notes}.", ""]
         lines += [

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from calibration.fit import _factors, compact, fit_clients, fit_factors, write_factors
-from calibration.measure import Observed
+from calibration.measure import Observed, steady_stalls
 from calibration.predict import predict
 from calibration.report import _spread, _why, comparable, model_for, previous_totals
 from calibration.runner import Group
@@ -172,7 +172,7 @@ def test_the_fit_writes_the_model(tmp_path: Path) -> None:
 
 def test_the_previous_run_gives_each_row_its_spread(tmp_path: Path) -> None:
     earlier = tmp_path / "results.json"
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"scenario": "leave", "strategy": "java range", "observed": {"pause": 4.0}},
         {"scenario": "join", "strategy": "java range", "observed": {"pause": 1.0}},
         {"scenario": "join", "strategy": "java range", "observed": {"pause": 2.0}},
@@ -306,3 +306,19 @@ def test_a_group_is_settled_only_after_a_heartbeat_without_listener_calls(protoc
     group = Group.__new__(Group)
     group.strategy, group.settings = strategy, SETTINGS
     assert group.quiet_s() == quiet
+
+
+def test_steady_stalls_are_the_fetch_gaps_of_a_settled_group() -> None:
+    """From a step's settle to its end nothing happens to the group: a fetch gap over STALL_S is the machine's."""
+    regular = [round(10.0 + i * 0.1, 1) for i in range(41)]  # 10.0 .. 14.0 every 0.1 s
+    gapped = [t for t in regular if not 11.0 < t < 13.0]  # a 2 s gap: stalled 2 - 0.1 s
+    step = {**_step({"m0": [0, 1]}, measured=True), "settled_at": 10.0, "end": 14.0}
+    unsettled = {**step, "settled_at": None}
+    events = [{"e": "fetched", "m": "m0", "t": t, "partitions": [["t", 0]]} for t in gapped]
+    events += [{"e": "fetched", "m": "m1", "t": t, "partitions": [["t", 1]]} for t in (11.0, 13.0)]  # not its holder
+    events += [{"e": "fetched", "m": "m0", "t": t, "partitions": [["t", 1]]} for t in regular]
+    stalled, watched = steady_stalls({"steps": [step, unsettled], "events": events}, interval=0.1)
+    assert stalled == pytest.approx(1.9)
+    assert watched == pytest.approx(8.0)  # two partitions, 4 s each; the unsettled step watches nothing
+    quiet = {"steps": [step], "events": [e for e in events if e["partitions"] == [["t", 1]]]}
+    assert steady_stalls(quiet, interval=0.1)[0] == pytest.approx(4.0 - 0.1)  # t-0 never fetched: all of it
