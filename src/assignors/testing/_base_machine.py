@@ -5,12 +5,13 @@ passes. Each machine adds how a member joins and restarts, and what must hold af
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
-
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+from typing import TYPE_CHECKING, Protocol
 
 from assignors._classic.events import AddPartitions, Crash, Event, Leave, Subscribe
+
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+    from hypothesis.stateful import RuleBasedStateMachine
 
 __all__ = ["Driven", "event_machine", "topic_subsets"]
 
@@ -25,6 +26,8 @@ class Driven(Protocol):
 
 def topic_subsets(names: list[str]) -> st.SearchStrategy[tuple[str, ...]]:
     """Non-empty subscriptions to some of ``names``, in drawing order."""
+    from hypothesis import strategies as st
+
     return st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True).map(tuple)
 
 
@@ -35,6 +38,9 @@ def event_machine(counts: Mapping[str, int], waits: tuple[float, ...]) -> type[R
         counts: the topics and their initial partition counts.
         waits: the steps of time the ``wait`` rule draws.
     """
+    from hypothesis import strategies as st
+    from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+
     names = sorted(counts)
     subsets = topic_subsets(names)
 

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import Literal, TypeAlias
-
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from assignors._core.interface import ConsumerPartitionAssignor
 from assignors._core.metrics import check_assignment
@@ -26,6 +23,10 @@ from assignors.testing._checks import (
     validity_problems,
 )
 from assignors.testing._strategies import Group, groups
+
+if TYPE_CHECKING:
+    from hypothesis import settings
+    from hypothesis import strategies as st
 
 __all__ = [
     "AssignorFactory",
@@ -215,6 +216,9 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
     Raises:
         InvariantViolationError: naming the invariant, the problems, and the shrunk group.
     """
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
     make = as_factory(assignor)
     if cooperative is None:
         cooperative = RebalanceProtocol.COOPERATIVE in make().supported_protocols
@@ -245,6 +249,8 @@ def _run_battery(  # noqa: PLR0913 - the battery's options
     cooperative: bool,
     max_rounds: int,
 ) -> None:
+    from hypothesis import strategies as st
+
     cluster, subs = group.cluster, group.subscriptions
     fresh = {m: owning(s, (), -1) for m, s in subs.items()}  # the same members, claiming nothing
     if cooperative:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from typing import TYPE_CHECKING
 
 from assignors._classic.events import Join, Restart
 from assignors._core.model import COOPERATIVE_STICKY_ASSIGNOR_NAME, RANGE_ASSIGNOR_NAME, TopicPartition
 from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline, Instant, ServerAssignor
 from assignors.testing._base_machine import event_machine, topic_subsets
 from assignors.testing._checks import InvariantViolationError
+
+if TYPE_CHECKING:
+    from hypothesis.stateful import RuleBasedStateMachine
 
 __all__ = ["consumer_group_problems", "consumer_group_state_machine"]
 
@@ -89,6 +90,9 @@ def consumer_group_state_machine(
     must be empty, and after waiting three session timeouts the group must be stable with
     every subscribed partition consumed, and the timeline's last instant must say so.
     """
+    from hypothesis import strategies as st
+    from hypothesis.stateful import invariant, precondition, rule
+
     counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
     subsets = topic_subsets(sorted(counts))
     configs: list[tuple[str | ServerAssignor, ...]] = [(assignor,), *classic_assignors]

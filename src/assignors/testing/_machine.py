@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from typing import TYPE_CHECKING
 
 from assignors._classic.events import Join, Restart
 from assignors._core.errors import UnknownAssignorError
@@ -16,6 +14,9 @@ from assignors.testing._base_machine import event_machine, topic_subsets
 from assignors.testing._battery import AssignorFactory, as_factory
 from assignors.testing._checks import InvariantViolationError, simulation_problems
 from assignors.testing._consumer import consumer_group_state_machine
+
+if TYPE_CHECKING:
+    from hypothesis.stateful import RuleBasedStateMachine
 
 __all__ = ["group_state_machine"]
 
@@ -63,6 +64,9 @@ def group_state_machine(
         partitions: the topics and their initial partition counts (default ``t0``: 4, ``t1``: 6).
         session_timeout_s: the coordinator's session timeout.
     """
+    from hypothesis import strategies as st
+    from hypothesis.stateful import invariant, precondition, rule
+
     if isinstance(assignor, str) or _is_server_assignor(assignor):
         return _server_machine(assignor, partitions, session_timeout_s)
     make = as_factory(assignor)

@@ -9,9 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-from hypothesis import strategies as st
+from functools import wraps
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from assignors._builtin.registry import assignor_names
 from assignors._classic.events import AddPartitions, AssignorSpec, Crash, Event, Join, Leave, Restart, Subscribe
@@ -27,11 +26,33 @@ from assignors._core.model import (
 from assignors._groups.scenario import Scenario
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from random import Random
+
+    from hypothesis import strategies as st
 
 __all__ = ["Group", "assignments", "clusters", "event_sequences", "groups", "subscriptions", "topic_names"]
 
 RACKS = ("a", "b", "c")
+
+
+_T = TypeVar("_T")
+
+
+def _composite(draw_one: Callable[..., _T]) -> Callable[..., st.SearchStrategy[_T]]:
+    """``hypothesis.strategies.composite``, applied at the first call: importing this module imports no Hypothesis
+    (``import assignors`` and its submodules stay dependency-free), drawing up a strategy does."""
+    built: list[Callable[..., st.SearchStrategy[_T]]] = []
+
+    @wraps(draw_one)
+    def strategy(*args: Any, **kwargs: Any) -> st.SearchStrategy[_T]:
+        if not built:
+            from hypothesis import strategies as st
+
+            built.append(st.composite(draw_one))
+        return built[0](*args, **kwargs)
+
+    return strategy
 
 
 @dataclass(frozen=True)
@@ -60,7 +81,7 @@ class Group:
         return Group(Cluster(dict(topics), partition_racks=dict(racks)), dict(members))
 
 
-@st.composite
+@_composite
 def clusters(
     draw: st.DrawFn,
     *,
@@ -77,6 +98,8 @@ def clusters(
         max_partitions: most partitions of one topic (zero partitions is drawn too).
         racks: whether partitions carry replica racks (from ``a``, ``b``, ``c``); None draws it.
     """
+    from hypothesis import strategies as st
+
     count = draw(st.integers(min_topics, max_topics))
     partitions = {f"t{i}": draw(st.integers(0, max_partitions)) for i in range(count)}
     with_racks = draw(st.booleans()) if racks is None else racks
@@ -92,7 +115,7 @@ def clusters(
     return Cluster(partitions, partition_racks=partition_racks)
 
 
-@st.composite
+@_composite
 def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies take them
     draw: st.DrawFn,
     *,
@@ -122,6 +145,8 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
         owned: members claim random partitions (of any topic, some claimed twice) with random
             generations from -1 to 3, as after an arbitrary history.
     """
+    from hypothesis import strategies as st
+
     with_racks = draw(st.booleans()) if racks is None else racks
     cluster = draw(clusters(max_topics=max_topics, max_partitions=max_partitions, racks=with_racks))
     topics = list(cluster.topics)
@@ -155,14 +180,18 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
 
 def topic_names(*, max_size: int = 12) -> st.SearchStrategy[str]:
     """Non-empty topic names of any Unicode text (what the wire format carries), ``max_size`` characters at most."""
+    from hypothesis import strategies as st
+
     return st.text(st.characters(codec="utf-8"), min_size=1, max_size=max_size)
 
 
 def _any_partitions() -> st.SearchStrategy[TopicPartition]:
+    from hypothesis import strategies as st
+
     return st.builds(TopicPartition, topic_names(max_size=6), st.integers(0, 2**31 - 1))
 
 
-@st.composite
+@_composite
 def subscriptions(
     draw: st.DrawFn, *, max_topics: int = 5, max_owned: int = 8, static: bool | None = None
 ) -> Subscription:
@@ -174,6 +203,8 @@ def subscriptions(
         max_owned: most owned partitions.
         static: with a ``group_instance_id`` (True), without (False), or drawn (None).
     """
+    from hypothesis import strategies as st
+
     is_static = draw(st.booleans()) if static is None else static
     return Subscription(
         draw(st.lists(topic_names(), max_size=max_topics)),
@@ -185,9 +216,11 @@ def subscriptions(
     )
 
 
-@st.composite
+@_composite
 def assignments(draw: st.DrawFn, *, max_partitions: int = 12) -> Assignment:
     """Single member assignments: distinct partitions in any order, user data or None."""
+    from hypothesis import strategies as st
+
     partitions = draw(st.lists(_any_partitions(), max_size=max_partitions, unique=True))
     return Assignment(partitions, user_data=draw(st.none() | st.binary(max_size=16)))
 
@@ -198,7 +231,7 @@ _DEFAULT_CONFIGS: tuple[tuple[str, ...], ...] = (
 )
 
 
-@st.composite
+@_composite
 def event_sequences(  # noqa: PLR0913, PLR0915 - keyword-only bounds; one small state machine
     draw: st.DrawFn,
     *,
@@ -226,6 +259,7 @@ def event_sequences(  # noqa: PLR0913, PLR0915 - keyword-only bounds; one small 
             one (False; it may still change on restart with ``mixed``).
         session_timeout_s: the group's session timeout.
     """
+    from hypothesis import strategies as st
 
     topics = [f"t{i}" for i in range(draw(st.integers(1, max_topics)))]
     partitions = {t: draw(st.integers(0, max_partitions)) for t in topics}
