@@ -58,7 +58,7 @@ __all__ = [
 
 EXCLUDED: tuple[str, ...] = ()
 """Scenarios not scored (none: a static restart is priced by ``restart_pause``)."""
-FITTED = ("join", "leave", "crash", "rolling", "static")
+FITTED = ("join", "spaced", "leave", "crash", "rolling", "static")
 """The scenarios whose steps are one event each: the factors are fitted on them."""
 REFERENCE = "java"
 """The client whose factors are ``DEFAULT_PAUSE_MODEL``'s: Kafka's own consumer."""

@@ -134,12 +134,26 @@ REPEATS = 3
 from a wide distribution (the members learn of a rebalance on their own heartbeats, from together to a heartbeat
 apart; an orphan waits from the departure to the next heartbeat's rejoin), so a row sums several draws."""
 
+SPACED_QUIET_S = (3, 6, 9)
+"""The ``spaced`` scenario's seconds of quiet before each join (the other scenarios' steps follow each other by the
+settle's quiet, 3-5 s from one rebalance to the next; the crash's 13-14 s)."""
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "join",
         f"{MEMBERS} members join one by one",
         (),
         tuple(((("start", f"m{i}", "a,b", ""),)) for i in range(MEMBERS)),
+    ),
+    Scenario(
+        "spaced",
+        f"3 members join {MEMBERS} after rising quiet: 3, 6, then 9 s since the last rebalance settled",
+        _base(MEMBERS),
+        tuple(((("sleep", str(quiet)), ("start", f"n{i}", "a,b", ""))) for i, quiet in enumerate(SPACED_QUIET_S)),
+        notes="the other scenarios' events follow each other within 3-5 s, while a production group's follow minutes "
+        "apart: right after a rebalance the classic members heartbeat in step and learn of the next one together; "
+        "this scenario measures how long that lasts (the survivors' spread of learning and their wait, against the "
+        "seconds since the rebalance before)",
     ),
     Scenario(
         "leave",
