@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from calibration.measure import MAX_STEADY_STALLS, STALL_S, steady_stalls
+from calibration.measure import MAX_STEADY_STALLS, STALL_S, stall_share
 from calibration.runner import ROOT, java_classpath, play
 from calibration.scenarios import SCENARIOS, SETTINGS, STRATEGIES, Scenario, Strategy
 
@@ -86,8 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 AT_ONCE = 3
 """Strategies whose groups play a scenario at the same time. On a slow day (2026-11-29; a sticky benchmark row
 2.5-3x its time of the day before) all eight at once (up to 72 consumers, 6 JVMs and a broker on 2 cores) stalled
-the settled groups 15% and 20% of their partition-seconds and about doubled every pause; four at once stalled 2.4%
-(crash, grow, static and subscribe 4-8%); three at once 0.0% on two scenarios."""
+the formed groups 9.6% and 5.9% of their partition-seconds and about doubled every pause; four at once 0.18%;
+three at once 0.09% and 0.00% (``steady_stalls``)."""
 
 
 def record(
@@ -117,17 +117,13 @@ def record(
                 runs.extend(run.to_json() for run in played)
         collected = collect(broker.bootstrap_servers, Path(work) / "history", runs)
         kafka = broker.version
-    stalled = watched = 0.0
-    for run in runs:
-        part, whole = steady_stalls(run, interval=SETTINGS.produce_interval_s)
-        stalled, watched = stalled + part, watched + whole
     return {
         "kafka_version": kafka,
         "settings": dict(SETTINGS.__dict__),
         "broker_config": SETTINGS.broker_config(),
         "seconds": round(time.monotonic() - began, 1),
         "at_once": at_once,
-        "steady_stalls": round(stalled / watched, 5) if watched else 0.0,
+        "steady_stalls": stall_share(runs, interval=SETTINGS.produce_interval_s),
         "runs": runs,
         "collected": collected,
     }

@@ -20,6 +20,7 @@ from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.consumer_group import ServerAssignor, rebalance_target, server_assignor
 from assignors.metrics import (
     PauseModel,
+    leader_share,
     movement,
     pause_partition_seconds,
     rebalance_pause,
@@ -130,6 +131,8 @@ def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
                 for identity, topics in topics_now.items()
                 if identity in topics_before and topics_before[identity] != topics
             )
+            if topics_now == topics_before and before:  # a partition count changed: the leader rejoins alone
+                rejoined = leader_share(sum(len(parts) for parts in before.values()), len(before))
             for phase in _phases(identities, before, previous_key) if sequence else [set(identities)]:
                 subs = {m: subscriptions[m] for m in sorted(phase)}
                 if isinstance(assignor, ServerAssignor):

@@ -9,7 +9,7 @@ from typing import Any
 
 from assignors.metrics import CLIENT_PAUSE_FACTORS, DEFAULT_PAUSE_MODEL, PauseModel
 from calibration.fit import EXCLUDED, FITTED, client_of, fit_clients, fit_factors
-from calibration.measure import MAX_STEADY_STALLS, STALL_S, Observed, observe, steady_stalls
+from calibration.measure import MAX_STEADY_STALLS, STALL_S, Observed, observe, stall_share, steady_stalls
 from calibration.predict import Predicted, predict
 from calibration.scenarios import SCENARIOS, STRATEGIES
 
@@ -342,6 +342,7 @@ def markdown(
     after_rank = _ranks(totals, "after")
     before_rank = _ranks(totals, "before")
     s = runs["settings"]
+    stalls = stall_share(runs["runs"], interval=float(s["produce_interval_s"]))
     lines = [
         "# Calibration: predicted against observed on real consumer groups",
         "",
@@ -370,18 +371,10 @@ def markdown(
             )
             + " (each with its own topics and group id); a producer writes a record to every partition every "
             f"{s['produce_interval_s']} s."
-            + (
-                f" While settled, the groups stalled {runs['steady_stalls']:.2%} of their partition-seconds (fetch "
-                f"gaps over {STALL_S} s with nothing happening: "
-                + (
-                    "the machine kept up"
-                    if runs["steady_stalls"] <= MAX_STEADY_STALLS
-                    else "the machine did NOT keep up"
-                )
-                + f"; a run over {MAX_STEADY_STALLS:.0%} is refused)."
-                if "steady_stalls" in runs
-                else ""
-            )
+            + f" While settled, the formed groups stalled {stalls:.2%} of their partition-seconds (fetch gaps over "
+            f"{STALL_S} s with nothing happening: "
+            + ("the machine kept up" if stalls <= MAX_STEADY_STALLS else "the machine did NOT keep up")
+            + f"; a run over {MAX_STEADY_STALLS:.0%} is refused)."
         ),
         "",
         (

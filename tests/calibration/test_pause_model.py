@@ -21,6 +21,7 @@ from assignors.metrics import (
     MEASURED,
     InvalidWeightError,
     PauseModel,
+    leader_share,
     pause_partition_seconds,
     rebalance_pause,
     restart_pause,
@@ -40,6 +41,7 @@ UNIT = PauseModel(
     eager_orphan_heartbeats=3.0,
     cooperative_kept_heartbeats=0.0,
     static_rejoin_seconds=0.5,
+    eager_crash_heartbeats=1.0,
 )
 FIELDS = (
     "heartbeat_seconds",
@@ -55,6 +57,7 @@ FIELDS = (
     "eager_orphan_heartbeats",
     "cooperative_kept_heartbeats",
     "static_rejoin_seconds",
+    "eager_crash_heartbeats",
 )
 
 
@@ -68,6 +71,41 @@ def test_rebalance_pause_by_hand() -> None:
     # CONSUMER: moved wait 1.5 broker heartbeats, orphans half of one, crashed the broker's session first
     assert rebalance_pause("CONSUMER", UNIT, moved=2, survivors_owned=10, orphaned=4) == 6.0 + 4.0
     assert rebalance_pause("consumer", UNIT, moved=0, survivors_owned=10, crashed=1) == 21.0
+
+
+def test_eager_survivors_of_a_crash_learn_apart() -> None:
+    """After a join or a LeaveGroup the survivors learn of the rebalance together; after a session timeout apart."""
+    model = UNIT.with_settings("test", eager_heartbeats=0.2, eager_crash_heartbeats=0.6)
+    assert rebalance_pause("EAGER", model, moved=2, survivors_owned=10) == pytest.approx(2.0)
+    assert rebalance_pause("EAGER", model, moved=2, survivors_owned=10, orphaned=1) == pytest.approx(2.0 + 3.0)
+    assert rebalance_pause("EAGER", model, moved=2, survivors_owned=10, crashed=1) == pytest.approx(6.0 + 13.0)
+    # the other protocols do not revoke for it
+    assert rebalance_pause("COOPERATIVE", model, moved=2, survivors_owned=10, crashed=1) == 4.0 + 11.0
+    assert rebalance_pause("CONSUMER", model, moved=2, survivors_owned=10, crashed=1) == 6.0 + 21.0
+
+
+@given(
+    st.integers(0, 500), st.integers(0, 50), st.integers(1, 50), st.sampled_from(["EAGER", "COOPERATIVE", "CONSUMER"])
+)
+def test_a_crash_never_costs_less_than_a_leave(survivors: int, moved: int, gone: int, protocol: str) -> None:
+    """The measured model prices a departure's crash (the session timeout first, and under EAGER the survivors
+    learning apart) at least as high as the same departure by LeaveGroup."""
+    model = DEFAULT_PAUSE_MODEL
+    assert model.eager_crash_heartbeats >= model.eager_heartbeats
+    moved = min(moved, survivors)
+    left = rebalance_pause(protocol, model, moved=moved, survivors_owned=survivors, orphaned=gone)
+    crashed = rebalance_pause(protocol, model, moved=moved, survivors_owned=survivors, crashed=gone)
+    assert crashed >= left
+
+
+@given(st.integers(0, 10_000), st.integers(0, 500))
+def test_the_leaders_share_is_an_average_members(survivors: int, members: int) -> None:
+    share = leader_share(survivors, members)
+    assert 0 <= share <= survivors
+    if members:
+        assert abs(share * members - survivors) <= members / 2  # the nearest whole share
+    else:
+        assert share == 0
 
 
 def test_a_client_that_stops_its_kept_partitions() -> None:
@@ -150,6 +188,8 @@ def test_each_client_has_its_own_factors() -> None:
         (lambda: rebalance_pause("EAGER", moved=0, survivors_owned=0, crashed=-2), "crashed"),
         (lambda: rebalance_pause("STATIC", moved=0, survivors_owned=0), "STATIC"),
         (lambda: restart_pause(restarted=-1, downtime_seconds=1.0), "restarted"),
+        (lambda: leader_share(-1, 3), "survivors_owned"),
+        (lambda: leader_share(3, -1), "members"),
         (lambda: restart_pause(restarted=1, downtime_seconds=math.nan), "downtime_seconds"),
     ],
 )
@@ -187,17 +227,21 @@ def _model(client: str, heartbeat: float, session: float) -> PauseModel:
 def test_rebalance_pause_properties(
     protocol: str, client: str, moved: int, extra: int, orphaned: int, crashed: int, heartbeat: float, session: float
 ) -> None:
-    """Non-negative; the survivors', the orphans' and the crashed partitions' parts add up; a crash never costs less
-    than a leave; nothing changed, no pause (but under EAGER, where every survivor rejoins)."""
+    """Non-negative; the survivors', the orphans' and the crashed partitions' parts add up (the survivors' priced as
+    a crash's survivors when one crashed); a crash never costs less than a leave; nothing changed, no pause (but
+    under EAGER, where every survivor rejoins)."""
     model = _model(client, heartbeat, session)
     survivors = moved + extra
     total = rebalance_pause(protocol, model, moved=moved, survivors_owned=survivors, orphaned=orphaned, crashed=crashed)
     assert total >= 0.0
-    parts = (
-        rebalance_pause(protocol, model, moved=moved, survivors_owned=survivors)
-        + rebalance_pause(protocol, model, moved=0, survivors_owned=0, orphaned=orphaned)
-        + rebalance_pause(protocol, model, moved=0, survivors_owned=0, crashed=crashed)
-    )
+    crash_only = rebalance_pause(protocol, model, moved=0, survivors_owned=0, crashed=crashed)
+    survivors_part = rebalance_pause(protocol, model, moved=moved, survivors_owned=survivors)
+    if crashed:  # one crashed member or many: the survivors learn of it alike
+        one = rebalance_pause(protocol, model, moved=0, survivors_owned=0, crashed=1)
+        survivors_part = rebalance_pause(protocol, model, moved=moved, survivors_owned=survivors, crashed=1) - one
+        assert survivors_part >= rebalance_pause(protocol, model, moved=moved, survivors_owned=survivors) - 1e-9
+    orphans_part = rebalance_pause(protocol, model, moved=0, survivors_owned=0, orphaned=orphaned)
+    parts = survivors_part + orphans_part + crash_only
     assert math.isclose(total, parts, rel_tol=1e-9, abs_tol=1e-9)
     leave = rebalance_pause(protocol, model, moved=0, survivors_owned=0, orphaned=orphaned)
     crash = rebalance_pause(protocol, model, moved=0, survivors_owned=0, crashed=orphaned)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from calibration.fit import _factors, compact, fit_clients, fit_factors, write_factors
-from calibration.measure import Observed, steady_stalls
+from calibration.measure import Observed, stall_share, steady_stalls
 from calibration.predict import predict
 from calibration.report import _spread, _why, comparable, model_for, previous_totals
 from calibration.runner import Group
@@ -53,10 +53,11 @@ def test_a_leave_replayed_by_hand() -> None:
     assert found.same_assignment is True
     assert found.pause_before == 4 * 5.0  # EAGER: survivors_owned x R
     assert found.pause_after == pytest.approx(rebalance_pause("EAGER", model, moved=1, survivors_owned=4, orphaned=2))
-    # the same history with c crashed: its orphans wait the session timeout first
+    # the same history with c crashed: its orphans wait the session timeout first, the survivors learn apart
     steps[1]["crashed"] = ["c"]
     (crashed,) = predict(run, model)
-    assert crashed.pause_after == pytest.approx(found.pause_after + 2 * 10.0)
+    assert crashed.pause_after == pytest.approx(rebalance_pause("EAGER", model, moved=1, survivors_owned=4, crashed=2))
+    assert crashed.pause_after >= found.pause_after + 2 * 10.0
     # a group the replay would assign otherwise is named
     steps[1]["holdings"] = {"a": [["t", p] for p in (3, 4, 5)], "b": [["t", p] for p in (0, 1, 2)]}
     assert predict(run, model)[0].same_assignment is False
@@ -123,8 +124,19 @@ def _obs(**values: Any) -> Observed:
 def test_the_factors_are_ratios_of_sums_by_hand() -> None:
     """Per kind of partition, its partition-seconds over its partitions, less the session timeouts and downtimes."""
     eager = [
-        _obs(revoked=10, kept=8, moved=2, pause_kept=8 * 0.3, pause_moved=2 * 0.3, orphaned=2, pause_orphaned=2 * 1.1),
-        _obs(revoked=10, kept=10, pause_kept=10 * 0.9),  # a slower one: the mean, not the median, of the two
+        _obs(
+            revoked=10,
+            kept=8,
+            moved=2,
+            pause_kept=8 * 0.3,
+            pause_moved=2 * 0.3,
+            orphaned=2,
+            pause_orphaned=2 * 1.1,
+        ),
+        _obs(revoked=10, kept=10, pause_kept=10 * 0.9),  # a slower one: the mean, not the median
+        # a crash: the survivors learn of it apart (the orphans' session timeout is taken off)
+        _obs(revoked=10, kept=10, pause_kept=10 * 0.7, orphaned=1, crashed=1, pause_orphaned=10.0 + 1.1),
+        _obs(revoked=10, kept=5, pause_kept=5 * 1.3, orphaned=1, crashed=1, pause_orphaned=10.0 + 1.1),
         _obs(
             kept=10, restarted=4, pause_restarted=4 * 2.6, pause_kept=4 * 2.6, downtime=4 * 2.0
         ),  # static: no rebalance
@@ -137,6 +149,7 @@ def test_the_factors_are_ratios_of_sums_by_hand() -> None:
     found = _factors({"EAGER": eager, "COOPERATIVE": coop, "CONSUMER": consumer}, SETTINGS_JSON, 0.1)
     assert found == {
         "eager_heartbeats": pytest.approx(((8 + 2) * 0.3 + 10 * 0.9) / 20 - 0.1),
+        "eager_crash_heartbeats": pytest.approx((10 * 0.7 + 5 * 1.3) / 15 - 0.1),
         "eager_orphan_heartbeats": pytest.approx(1.0),
         "cooperative_heartbeats": pytest.approx(1.0),
         "cooperative_orphan_heartbeats": pytest.approx(0.5),
@@ -313,12 +326,17 @@ def test_steady_stalls_are_the_fetch_gaps_of_a_settled_group() -> None:
     regular = [round(10.0 + i * 0.1, 1) for i in range(41)]  # 10.0 .. 14.0 every 0.1 s
     gapped = [t for t in regular if not 11.0 < t < 13.0]  # a 2 s gap: stalled 2 - 0.1 s
     step = {**_step({"m0": [0, 1]}, measured=True), "settled_at": 10.0, "end": 14.0}
+    setup = {**step, "measured": False}  # the group's formation: not watched, whatever it does
     unsettled = {**step, "settled_at": None}
     events = [{"e": "fetched", "m": "m0", "t": t, "partitions": [["t", 0]]} for t in gapped]
     events += [{"e": "fetched", "m": "m1", "t": t, "partitions": [["t", 1]]} for t in (11.0, 13.0)]  # not its holder
     events += [{"e": "fetched", "m": "m0", "t": t, "partitions": [["t", 1]]} for t in regular]
-    stalled, watched = steady_stalls({"steps": [step, unsettled], "events": events}, interval=0.1)
+    stalled, watched = steady_stalls({"steps": [setup, step, unsettled], "events": events}, interval=0.1)
     assert stalled == pytest.approx(1.9)
     assert watched == pytest.approx(8.0)  # two partitions, 4 s each; the unsettled step watches nothing
-    quiet = {"steps": [step], "events": [e for e in events if e["partitions"] == [["t", 1]]]}
+    quiet = {"steps": [setup, step], "events": [e for e in events if e["partitions"] == [["t", 1]]]}
     assert steady_stalls(quiet, interval=0.1)[0] == pytest.approx(4.0 - 0.1)  # t-0 never fetched: all of it
+    # a first step from empty (a KIP-848 group goes on reconciling after its first quiet) is the formation too
+    assert steady_stalls({"steps": [step], "events": events}, interval=0.1) == (0.0, 0.0)
+    assert stall_share([{"steps": [setup, step], "events": events}], interval=0.1) == pytest.approx(1.9 / 8.0)
+    assert stall_share([], interval=0.1) == 0.0

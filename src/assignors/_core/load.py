@@ -38,6 +38,7 @@ __all__ = [
     "PauseProtocol",
     "WeightedLoad",
     "Weights",
+    "leader_share",
     "pause_partition_seconds",
     "rebalance_pause",
     "restart_pause",
@@ -343,6 +344,7 @@ _MODEL_FIELDS: tuple[str, ...] = (
     "eager_orphan_heartbeats",
     "cooperative_kept_heartbeats",
     "static_rejoin_seconds",
+    "eager_crash_heartbeats",
 )
 """Every field of :class:`PauseModel`, in order: the intervals (Kafka's defaults), then the measured factors."""
 
@@ -360,8 +362,11 @@ class PauseModel:
 
     - classic (EAGER and COOPERATIVE): members learn of a rebalance on their next heartbeat
       (``heartbeat.interval.ms``, :attr:`heartbeat_seconds`); EAGER stops every partition the surviving members
-      owned for :attr:`eager_heartbeats` heartbeats (each member revokes when it learns, and waits for the last one
-      to rejoin); COOPERATIVE stops a moved partition for :attr:`cooperative_heartbeats` (revoked in the first
+      owned until the last of them rejoins (each member revokes when it learns): after a join or a LeaveGroup
+      the members learn of it close together (:attr:`eager_heartbeats`; they heartbeat in step, measured up to 14
+      heartbeats after the rebalance before), after a crash (a session timeout) up to a heartbeat apart, each
+      member's partitions waiting from its own heartbeat to the last member's (:attr:`eager_crash_heartbeats`);
+      COOPERATIVE stops a moved partition for :attr:`cooperative_heartbeats` (revoked in the first
       round, assigned in the second), and, in a rebalance that moves anything, every partition a member keeps for
       :attr:`cooperative_kept_heartbeats` (0 for Kafka's Java consumer, which keeps fetching them; a client that
       stops fetching while it rejoins, such as kafka-python, pays it); a partition whose owner sent LeaveGroup
@@ -392,17 +397,18 @@ class PauseModel:
     # measured: `make calibrate` on Kafka 4.4.0 (docs/calibration.md), 64 groups of 6 members at the intervals of
     # CALIBRATION_SETTINGS, Kafka's Java consumer's groups; each factor is in units of the interval that paces it;
     # written by `python -m calibration.fit --write` (calibration/fit.py), pooled over the runs in calibration/history/
-    eager_heartbeats: float = 0.122
-    cooperative_heartbeats: float = 1.02
-    cooperative_orphan_heartbeats: float = 0.564
-    consumer_move_heartbeats: float = 0.689
-    consumer_orphan_heartbeats: float = 0.672
-    fetch_seconds: float = 0.066
+    eager_heartbeats: float = 0.084
+    cooperative_heartbeats: float = 0.99
+    cooperative_orphan_heartbeats: float = 0.611
+    consumer_move_heartbeats: float = 0.682
+    consumer_orphan_heartbeats: float = 0.602
+    fetch_seconds: float = 0.069
     sources: tuple[tuple[str, str], ...] = _DEFAULT_SOURCES
     # added after `sources`, so that every earlier field keeps its place
-    eager_orphan_heartbeats: float = 0.738
-    cooperative_kept_heartbeats: float = 0.026
-    static_rejoin_seconds: float = 0.245
+    eager_orphan_heartbeats: float = 0.732
+    cooperative_kept_heartbeats: float = 0.017
+    static_rejoin_seconds: float = 0.278
+    eager_crash_heartbeats: float = 0.549
 
     def __post_init__(self) -> None:
         for name in _MODEL_FIELDS:
@@ -445,15 +451,16 @@ class PauseModel:
 
 CLIENT_PAUSE_FACTORS: Mapping[str, Mapping[str, float]] = {
     "aiokafka": {
-        "eager_heartbeats": 0.132,
-        "eager_orphan_heartbeats": 0.655,
-        "static_rejoin_seconds": 1.792,
+        "eager_crash_heartbeats": 0.414,
+        "eager_heartbeats": 0.109,
+        "eager_orphan_heartbeats": 0.704,
+        "static_rejoin_seconds": 1.826,
     },
     "kafka-python": {
-        "cooperative_heartbeats": 0.962,
-        "cooperative_kept_heartbeats": 0.596,
-        "cooperative_orphan_heartbeats": 0.661,
-        "static_rejoin_seconds": 2.307,
+        "cooperative_heartbeats": 1.023,
+        "cooperative_kept_heartbeats": 0.612,
+        "cooperative_orphan_heartbeats": 0.651,
+        "static_rejoin_seconds": 2.302,
     },
 }
 """Per Python client (this project's adapters), the factors ``make calibrate`` measured on its own groups where they
@@ -484,7 +491,8 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     revokes at once and waits, like an orphan, for the others to learn of the rebalance on their next heartbeat
     (:attr:`PauseModel.eager_orphan_heartbeats`; the others revoke together, a rejoin's
     :attr:`~PauseModel.eager_heartbeats`); the other protocols do not revoke for it. 0 (the default) prices every
-    survivor alike.
+    survivor alike. Under EAGER the survivors of a rebalance that a crash started (``crashed`` > 0) wait
+    :attr:`~PauseModel.eager_crash_heartbeats`, of any other :attr:`~PauseModel.eager_heartbeats`.
 
     Raises:
         InvalidWeightError: an unknown protocol, a negative count, or ``rejoined`` over ``survivors_owned``,
@@ -495,6 +503,9 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     ...                    consumer_move_heartbeats=1.0, consumer_orphan_heartbeats=0.5, fetch_seconds=0.0)
     >>> rebalance_pause("EAGER", model, moved=2, survivors_owned=10, orphaned=4)
     7.0
+    >>> rebalance_pause("EAGER", model.with_settings("doc", eager_crash_heartbeats=0.8, session_seconds=10.0),
+    ...                 moved=2, survivors_owned=10, crashed=4)
+    50.0
     >>> rebalance_pause("CONSUMER", model, moved=2, survivors_owned=10, orphaned=4)
     8.0
     >>> rebalance_pause("EAGER", model.with_settings("doc", eager_orphan_heartbeats=1.0), moved=0, survivors_owned=10,
@@ -523,7 +534,7 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
             + crashed * (m.consumer_session_seconds + hand_over)
         )
     if kind is PauseProtocol.EAGER:
-        rejoin = m.eager_heartbeats * m.heartbeat_seconds + fetch
+        rejoin = (m.eager_crash_heartbeats if crashed else m.eager_heartbeats) * m.heartbeat_seconds + fetch
         orphan = m.eager_orphan_heartbeats * m.heartbeat_seconds + fetch
         return (
             (survivors_owned - rejoined) * rejoin
@@ -538,6 +549,28 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
         + orphaned * orphan
         + crashed * (m.session_seconds + orphan)
     )
+
+
+def leader_share(survivors_owned: int, members: int) -> int:
+    """Of ``survivors_owned``, the partitions a classic group's leader holds, expected, when the group rebalances
+    because a partition count changed (the same members, the same subscriptions): ``rebalance_pause``'s
+    ``rejoined`` for that rebalance.
+
+    Only the leader watches the metadata it assigned with (Kafka's ConsumerCoordinator keeps that snapshot on the
+    leader alone), so it rejoins at once, revoking under EAGER, and the others when their next heartbeat tells them.
+    Which member leads is the coordinator's choice (the first to join), so an average member's share, rounded.
+
+    Raises:
+        InvalidWeightError: a negative count, naming it.
+
+    >>> leader_share(24, 6), leader_share(28, 6), leader_share(0, 0)
+    (4, 5, 0)
+    """
+    for field, count in (("survivors_owned", survivors_owned), ("members", members)):
+        if count < 0:
+            msg = f"{field} is {count}; a count must be >= 0"
+            raise InvalidWeightError(msg)
+    return (survivors_owned + members // 2) // members if members else 0
 
 
 def restart_pause(model: PauseModel = DEFAULT_PAUSE_MODEL, *, restarted: int, downtime_seconds: float) -> float:

@@ -53,6 +53,7 @@ from assignors.metrics import (
     PauseModel,
     balance,
     check_assignment,
+    leader_share,
     moved_weight,
     movement,
     rebalance_pause,
@@ -169,7 +170,8 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     :class:`~assignors.metrics.PauseModel`; a :class:`~spark_udfs.replay.timing.PauseTiming` is read as one):
     moved partitions and, per protocol, orphaned ones (a departed member's), every departure priced as a
     LeaveGroup (the membership table does not say which members crashed), and the partitions of members whose
-    subscription changed priced as rejoining on their own (``rebalance_pause``'s ``rejoined``). Each snapshot change
+    subscription changed priced as rejoining on their own (``rebalance_pause``'s ``rejoined``; when only a partition
+    count changed, the leader's share, :func:`assignors.metrics.leader_share`). Each snapshot change
     is one rebalance, as the table records it (``make calibrate`` measured a deploy wave both ways: the broker
     sometimes merges its leaves and joins into one rebalance, sometimes not; one per change predicts moved and
     revoked better, docs/calibration.md). ``kafka_version`` is the broker's, for
@@ -355,6 +357,8 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
         for identity, topics in topics_now.items()
         if identity in topics_before and topics_before[identity] != topics
     )
+    if topics_now == topics_before and before:  # the same members: a partition count changed
+        rejoined = leader_share(survivors_owned, len(before))
     state.topics = topics_now
     loads = balance(after, by_identity)
     valid = not check_assignment(cluster, subscriptions, final)

@@ -393,6 +393,22 @@ def test_replay_equals_the_library_snapshot_by_snapshot(name: str, rows: list[Pl
         previous = want
 
 
+def test_a_partition_count_change_prices_the_leaders_rejoin() -> None:
+    """The same members, a topic grown from 6 to 8: under EAGER the leader (an average member's share) revokes at
+    once and waits as a leaver's partitions do, the others rejoin on their heartbeat."""
+    history = TopicHistory([("t", 6, None), ("t", 8, at(1))])
+    rows = [MemberRow(at(minute), m, ("t",)) for minute in (0, 2) for m in ("a", "b")]
+    out, _ = replay_group("g", rows, history, ["range", "cooperative-sticky"])
+    model = DEFAULT_PAUSE_MODEL
+    fetch = model.fetch_seconds
+    rejoin = model.eager_heartbeats * model.heartbeat_seconds + fetch
+    orphan = model.eager_orphan_heartbeats * model.heartbeat_seconds + fetch
+    eager = [r for r in out if r["strategy"] == "range"]
+    assert [r["pause_partition_seconds"] for r in eager] == [0.0, pytest.approx(3 * rejoin + 3 * orphan)]
+    # cooperative: nobody revokes for it, nothing moves
+    assert [r["pause_partition_seconds"] for r in out if r["strategy"] == "cooperative-sticky"] == [0.0, 0.0]
+
+
 def test_ids_that_look_like_missing_values_are_ids() -> None:
     rows = [MemberRow(at(0), "nan", ("t",)), MemberRow(at(0), "NaT", ("t",))]
     out, _ = replay_group("nan", rows, SIX, ["range"])

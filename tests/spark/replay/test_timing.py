@@ -79,6 +79,7 @@ FIXED = PauseModel(
     eager_orphan_heartbeats=0.74,
     cooperative_kept_heartbeats=0.03,
     static_rejoin_seconds=0.25,
+    eager_crash_heartbeats=0.55,
 )
 """The factors ``make calibrate`` measured for Kafka 4.4.0, fixed here: the text is pinned whatever a recalibration
 gives (their sources stay the defaults')."""
@@ -109,7 +110,7 @@ def test_the_text_reports_timing_parameters_and_implementations_pinned() -> None
         "  uniform: the broker's UniformAssignor (KIP-848) as Kafka 4.0.0 runs it, whatever the client",
     ]
     start = text.index("Timing parameters (name, value, source):")
-    assert text[start + 1 : start + 15] == [
+    assert text[start + 1 : start + 16] == [
         "  heartbeat_seconds                  2  your option --rebalance-seconds",
         "  session_seconds                   45  Kafka's default session.timeout.ms=45000",
         "  consumer_heartbeat_seconds         5  Kafka's default group.consumer.heartbeat.interval.ms=5000",
@@ -123,11 +124,12 @@ def test_the_text_reports_timing_parameters_and_implementations_pinned() -> None
         "  eager_orphan_heartbeats         0.74  measured",
         "  cooperative_kept_heartbeats     0.03  measured",
         "  static_rejoin_seconds           0.25  measured",
+        "  eager_crash_heartbeats          0.55  measured",
         "  kafka_version                  4.0.0  your option --kafka-version",
     ]
-    assert text[start + 15].startswith("  pause_partition_seconds is assignors.metrics.rebalance_pause")
-    assert "every departure is priced as a LeaveGroup" in text[start + 15]
-    assert text[start + 16] == "  consumer_move_heartbeats kept (measured): not derivable"
+    assert text[start + 16].startswith("  pause_partition_seconds is assignors.metrics.rebalance_pause")
+    assert "every departure is priced as a LeaveGroup" in text[start + 16]
+    assert text[start + 17] == "  consumer_move_heartbeats kept (measured): not derivable"
     assert parameters_text([]) == []
 
 
