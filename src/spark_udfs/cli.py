@@ -28,7 +28,7 @@ from assignors.cli import main as assignors_main
 from assignors.consumer_group import KAFKA_VERSION
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.metrics import DEFAULT_PAUSE_MODEL
-from assignors.tables import ACTUAL_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
+from assignors.tables import ACTUAL_COLUMNS, HANDOVERS_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
 from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS
 from spark_udfs.jobs.evaluate import print_summary, run_demo, run_evaluation
 from spark_udfs.replay.group_replay import ALL_STRATEGIES, WEIGHTED_STRATEGIES, default_strategies, strategy_assignor
@@ -133,6 +133,20 @@ def _check_kafka_version(version: str | None, strategies: Sequence[str]) -> None
                 raise CliError(msg) from None
 
 
+def _handovers_path(args: argparse.Namespace) -> str | None:
+    """``--handovers``, or the ``handovers`` table ``assignors collect`` wrote beside a local ``--actual``."""
+    if args.handovers:
+        if not args.actual:
+            msg = "--handovers needs --actual: the hand-overs are the recorded groups' own"
+            raise CliError(msg)
+        return str(args.handovers)
+    if args.actual and "://" not in str(args.actual):
+        beside = Path(args.actual).parent / "handovers"
+        if beside.is_dir() and any(beside.glob("*.parquet")):
+            return str(beside)
+    return None
+
+
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     require_spark()
     # the default resolved here (with --weights: weighted-sticky too), so what follows reads a list
@@ -148,11 +162,13 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     costs = _costs(args)  # bad timing options fail before Spark starts
     _check_out(args.out)
     _check_report(args.report)
+    handovers_path = _handovers_path(args)
     spark = _session(args)
     try:
         membership = read_table(spark, args.membership, MEMBERSHIP_COLUMNS)
         topics = read_table(spark, args.topics, TOPICS_COLUMNS)
         actual = read_table(spark, args.actual, ACTUAL_COLUMNS) if args.actual else None
+        handovers = read_table(spark, handovers_path, HANDOVERS_COLUMNS) if handovers_path else None
         weights = read_table(spark, args.weights, WEIGHTS_COLUMNS) if args.weights else None
         summary = run_evaluation(
             spark,
@@ -161,6 +177,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             args.out,
             strategies=args.strategies,
             actual=actual,
+            handovers=handovers,
             report=args.report,
             weights=weights,
             replace=False,
@@ -346,6 +363,12 @@ def register_evaluate(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     evaluate.add_argument("--out", required=True, help="output directory (evaluation/ and report.html)")
     evaluate.add_argument(
         "--actual", help="recorded assignments (the actual table of assignors collect): adds 'actual'"
+    )
+    evaluate.add_argument(
+        "--handovers",
+        help="KIP-848's recorded hand-overs (the handovers table of assignors collect; default: the handovers "
+        "directory beside a local --actual, when there is one): with --actual, the KIP-848 pause factors are "
+        "derived from them",
     )
     evaluate.add_argument(
         "--strategies",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -95,10 +96,45 @@ def test_a_missing_extra_is_one_line_naming_it() -> None:
 def test_the_tables_columns_are_the_evaluations(tmp_path: Path) -> None:
     """collect writes each table with the columns of their one home, which the evaluation reads."""
     from assignors.collect._tables import TableWriter
-    from assignors.tables import ACTUAL_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
+    from assignors.tables import ACTUAL_COLUMNS, HANDOVERS_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
 
     schemas = TableWriter(str(tmp_path)).schemas
-    expected = {"membership": MEMBERSHIP_COLUMNS, "actual": ACTUAL_COLUMNS, "topics": TOPICS_COLUMNS}
+    expected = {
+        "membership": MEMBERSHIP_COLUMNS,
+        "actual": ACTUAL_COLUMNS,
+        "topics": TOPICS_COLUMNS,
+        "handovers": HANDOVERS_COLUMNS,
+    }
     assert {name: tuple(schema.names) for name, schema in schemas.items()} == {
         name: tuple(column for column, _ in columns) for name, columns in expected.items()
     }
+
+
+def test_kip848_hand_overs_become_the_handovers_table_and_only_they(tmp_path: Path) -> None:
+    """A flush writes the hand-overs the records showed beside the tables, as a part of its own; a history that
+    has none (or cannot see records: the Admin route) leaves no handovers directory."""
+    from assignors.collect._tables import TableWriter
+    from assignors.offsets_topic import ConsumerGroupCurrentMemberAssignment, HistoryBuilder, TopicIdPartitions
+
+    topic = "AAAAAAAAAAAAAAAAAAAAAQ"
+
+    def current(member: str, assigned: tuple[int, ...], pending: tuple[int, ...] = ()) -> Any:
+        held = (TopicIdPartitions(topic, assigned),) if assigned else ()
+        revoking = (TopicIdPartitions(topic, pending),) if pending else ()
+        return ConsumerGroupCurrentMemberAssignment("g", member, 1, 0, 0, held, revoking)
+
+    builder = HistoryBuilder(topic_ids={topic: "foo"})
+    for record, ms in [(current("a", (0, 1)), 1_000), (current("a", (0,), (1,)), 2_000), (current("b", (1,)), 2_250)]:
+        builder.add(record, ms)
+    writer = TableWriter(str(tmp_path / "out"))
+    writer.flush(builder)
+    rows = pq.read_table(tmp_path / "out" / "handovers").to_pylist()
+    assert [(r["member_id"], r["partition"], r["kind"], r["seconds"]) for r in rows] == [
+        ("b", "foo-1", "consumer_move", 0.25)
+    ]
+    assert rows[0]["assigned_ts"] == dt.datetime.fromtimestamp(2.25, tz=dt.UTC)
+    writer.flush(builder)  # nothing new: no second part
+    assert sorted(p.name for p in (tmp_path / "out" / "handovers").iterdir()) == ["part-00001.parquet"]
+    quiet = TableWriter(str(tmp_path / "quiet"))
+    quiet.flush(HistoryBuilder())
+    assert not (tmp_path / "quiet" / "handovers").exists()

@@ -279,6 +279,44 @@ def test_membership_rows_are_the_members_and_their_subscriptions(collected: Coll
     assert {r["member_id"] for r in members} == ids
 
 
+@pytest.mark.parametrize("group", KIP848)
+def test_each_kip848_hand_over_is_what_the_members_saw(collected: Collected, group: str) -> None:
+    """The handovers table against the members' own listener calls: each partition recorded as handed to a member
+    was assigned to it by its client within moments of the record, and given up by another member (revoked, or its
+    member left) as many seconds before; b's leaving orphans partitions that a and c took over."""
+    import pyarrow.parquet as pq
+
+    run = collected.runs[group]
+    end = dt.datetime.fromtimestamp(run.ended_at, tz=dt.UTC)
+    rows = [r for r in pq.read_table(collected.out / "handovers").to_pylist() if r["group_id"] == group]
+    rows = [r for r in rows if r["assigned_ts"] <= end]
+    assert {r["kind"] for r in rows} == {"consumer_move", "consumer_orphan"}, rows
+    calls: dict[str, list[tuple[str, float, str | None]]] = {}  # partition -> (event, at, member id)
+    for member in run.members:
+        for event in run.events(member):
+            if event["event"] in ("assigned", "revoked", "lost"):
+                for partition in _text(event["partitions"]):
+                    calls.setdefault(partition, []).append((event["event"], float(event["at"]), member.member_id))
+    left = run.members[1]
+    for row in rows:
+        got_at = row["assigned_ts"].timestamp()
+        given_up_at = got_at - row["seconds"]
+        assert 0.0 <= row["seconds"] < 10.0, row
+        seen = calls.get(row["partition"], [])
+        assert any(e == "assigned" and who == row["member_id"] and -0.5 <= at - got_at <= 3.0 for e, at, who in seen), (
+            row,
+            seen,
+        )
+        if row["kind"] == "consumer_move":
+            assert any(
+                e in ("revoked", "lost") and who != row["member_id"] and -0.5 <= at - given_up_at <= 3.0
+                for e, at, who in seen
+            ), (row, seen)
+        else:
+            assert row["member_id"] != left.member_id
+            assert any(e in ("revoked", "lost") and who == left.member_id for e, _, who in seen), (row, seen)
+
+
 def test_the_self_check_reproduces_every_range_and_roundrobin_generation(collected: Collected) -> None:
     """What the cluster's range and roundrobin did (ours through the adapters, and librdkafka's own) is what
     our assignors compute for the recorded membership and the collected partition counts: 100 %."""

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from assignors import Assignment, Subscription, TopicPartition
 from assignors.offsets_topic import (
+    ConsumerGroupCurrentMemberAssignment,
     ConsumerGroupMemberMetadata,
     ConsumerGroupPartitionMetadata,
     ConsumerGroupRecordTombstone,
@@ -284,3 +285,91 @@ def test_kip848_topic_ids_unnamed_in_the_records_are_resolved_once() -> None:
     assert asked == [1]
     assert [r["assigned"] for r in builder.actual] == [["given-0"], ["baz-1", "given-0"], ["AAAAAAAAAAAAAAAAAAAAAQ-0"]]
     assert any("AAAAAAAAAAAAAAAAAAAAAQ" in w for w in builder.warnings)
+
+
+# -- KIP-848 hand-overs (the handovers table) ---------------------------------------------------------------------
+TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAQ"
+
+
+def _current(member: str, assigned: tuple[int, ...], pending: tuple[int, ...] = (), epoch: int = 1) -> Record:
+    parts = (TopicIdPartitions(TOPIC_ID, assigned),) if assigned else ()
+    revoking = (TopicIdPartitions(TOPIC_ID, pending),) if pending else ()
+    return ConsumerGroupCurrentMemberAssignment("g", member, epoch, epoch - 1, 1 if pending else 0, parts, revoking)
+
+
+def test_kip848_hand_overs_by_hand() -> None:
+    """a holds 0-1; b joins: a is told to revoke 1 (pending), releases it, b gets it 1.5 s after a was told; then b
+    leaves and a gets 1 back 0.6 s after b's current assignment was deleted."""
+    builder = HistoryBuilder(topic_ids={TOPIC_ID: "foo"})
+    for record, ms in [
+        (_current("a", (0, 1)), 1_000),
+        (_current("b", ()), 1_900),
+        (_current("a", (0,), (1,), epoch=2), 2_000),
+        (_current("a", (0,), epoch=3), 3_000),
+        (_current("b", (1,), epoch=3), 3_500),
+        (ConsumerGroupRecordTombstone(8, "g", "b"), 5_000),
+        (_current("a", (0, 1), epoch=4), 5_600),
+        (_current("a", (0, 1), epoch=5), None),  # no timestamp: nothing measured, nothing lost
+    ]:
+        builder.add(record, ms)
+    assert builder.drain_handovers() == [
+        {
+            "group_id": "g",
+            "assigned_ts": timestamp_of(3_500),
+            "member_id": "b",
+            "partition": "foo-1",
+            "kind": "consumer_move",
+            "seconds": 1.5,
+        },
+        {
+            "group_id": "g",
+            "assigned_ts": timestamp_of(5_600),
+            "member_id": "a",
+            "partition": "foo-1",
+            "kind": "consumer_orphan",
+            "seconds": 0.6,
+        },
+    ]
+    assert builder.drain_handovers() == []  # drained
+    # before --since: not kept
+    late = HistoryBuilder(topic_ids={TOPIC_ID: "foo"}, since=timestamp_of(4_000))
+    for record, ms in [
+        (_current("a", (0, 1)), 1_000),
+        (_current("a", (0,), (1,)), 2_000),
+        (_current("b", (1,)), 3_500),
+    ]:
+        late.add(record, ms)
+    assert late.drain_handovers() == []
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from("abc"), st.integers(1, 3_000)), max_size=30))
+def test_kip848_every_move_is_one_hand_over_of_its_own_seconds(moves: list[tuple[int, str, int]]) -> None:
+    """A group of a, b and c over six partitions where each move is told (pending revocation), released, then
+    recorded at its new member ``gap`` ms after it was told: one ``consumer_move`` row per move, with that gap."""
+    builder = HistoryBuilder(topic_ids={TOPIC_ID: "foo"})
+    owner = {p: "abc"[p % 3] for p in range(6)}
+    now = 1_000
+
+    def record(member: str, pending: tuple[int, ...] = ()) -> None:
+        held = tuple(sorted(p for p, who in owner.items() if who == member and p not in pending))
+        builder.add(_current(member, held, pending), now)
+
+    for member in "abc":
+        record(member)
+    expected = []
+    for partition, to, gap in moves:
+        old = owner[partition]
+        if old == to:
+            continue
+        now += 10
+        record(old, (partition,))  # told to revoke
+        owner[partition] = "-"
+        now += 5
+        record(old)  # released
+        now += gap - 5
+        owner[partition] = to
+        record(to)
+        expected.append((to, f"foo-{partition}", gap / 1000))
+    found = builder.drain_handovers()
+    assert [(r["member_id"], r["partition"], r["seconds"]) for r in found] == expected
+    assert all(r["kind"] == "consumer_move" for r in found)

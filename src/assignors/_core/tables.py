@@ -4,8 +4,9 @@ Each table is a tuple of ``(name, type)``, the type written as Spark SQL names i
 ``timestamp``, ``array<string>``...), as plain Python: the collector writes these tables without Spark, the
 Spark layer turns them into its schemas. docs/evaluation.md defines each column.
 
-- inputs: :data:`MEMBERSHIP_COLUMNS`, :data:`TOPICS_COLUMNS`, :data:`WEIGHTS_COLUMNS` (optional) and
-  :data:`ACTUAL_COLUMNS` (the recorded assignments, ``--actual``);
+- inputs: :data:`MEMBERSHIP_COLUMNS`, :data:`TOPICS_COLUMNS`, :data:`WEIGHTS_COLUMNS` (optional),
+  :data:`ACTUAL_COLUMNS` (the recorded assignments, ``--actual``) and :data:`HANDOVERS_COLUMNS` (KIP-848's
+  recorded hand-overs, beside them);
 - outputs: :data:`OUTPUT_COLUMNS` (one row per group, snapshot and strategy), :data:`DETAIL_COLUMNS` (one row
   per member), :data:`PARAMETERS_COLUMNS` (the timing parameters the pause was priced with),
   :data:`SELF_CHECK_COLUMNS` (the range/roundrobin self-check of ``--actual``) and
@@ -54,6 +55,18 @@ ACTUAL_COLUMNS: Final[Columns] = (
     ("assigned", "array<string>"),
 )
 """The ``actual`` table: one row per member per recorded snapshot, with what the cluster assigned it."""
+
+HANDOVERS_COLUMNS: Final[Columns] = (
+    ("group_id", "string"),
+    ("assigned_ts", "timestamp"),
+    ("member_id", "string"),
+    ("partition", "string"),
+    ("kind", "string"),
+    ("seconds", "double"),
+)
+"""The optional ``handovers`` table (``assignors collect`` from a KIP-848 group's records): one row per partition
+that changed members, when the member that got it recorded it, and the seconds since its member gave it up
+(``consumer_move``: told to revoke it; ``consumer_orphan``: left the group)."""
 
 OUTPUT_COLUMNS: Final[Columns] = (
     ("group_id", "string"),

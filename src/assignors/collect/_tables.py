@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from assignors._core.errors import UsageError
-from assignors._core.tables import ACTUAL_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
+from assignors._core.tables import ACTUAL_COLUMNS, HANDOVERS_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -29,9 +29,11 @@ class History(Protocol):
     def topics(self) -> list[dict[str, Any]]: ...
 
 
-__all__ = ["COLLECT_TABLES", "ROUTE_FILE", "History", "Progress", "TableWriter"]
+__all__ = ["COLLECT_TABLES", "HANDOVERS_TABLE", "ROUTE_FILE", "History", "Progress", "TableWriter"]
 
 COLLECT_TABLES = ("membership", "actual", "topics")
+HANDOVERS_TABLE = "handovers"
+"""Beside them, from ``__consumer_offsets`` only: KIP-848's recorded hand-overs (written when there are any)."""
 ROUTE_FILE = "_collect.json"
 """Beside the tables: the route that wrote them (the Admin route continues only its own)."""
 
@@ -47,6 +49,7 @@ class TableWriter:
             raise UsageError(msg)
         self._made_root = not self.root.exists()
         self._parts = 0
+        self._handover_parts = 0
         self.resumed = False
         """Whether the tables already held rows of this route (the Admin route goes on where it stopped)."""
         for table in COLLECT_TABLES:
@@ -94,7 +97,7 @@ class TableWriter:
         """Remove the tables' directories (and --out, if this run made it) when no snapshot was written."""
         if self._parts:
             return
-        for table in COLLECT_TABLES:
+        for table in (*COLLECT_TABLES, HANDOVERS_TABLE):
             shutil.rmtree(self.root / table, ignore_errors=True)
         (self.root / ROUTE_FILE).unlink(missing_ok=True)
         if self._made_root and self.root.is_dir() and not any(self.root.iterdir()):
@@ -113,6 +116,13 @@ class TableWriter:
             self._write("membership", membership, self.root / "membership" / name)
             self._write("actual", actual, self.root / "actual" / name)
         self._write("topics", builder.topics(), self.root / "topics" / "part-00000.parquet")
+        drain_handovers = getattr(builder, "drain_handovers", None)  # the Admin route sees no records
+        handovers = drain_handovers() if drain_handovers is not None else []
+        if handovers:
+            self._handover_parts += 1
+            (self.root / HANDOVERS_TABLE).mkdir(exist_ok=True)
+            path = self.root / HANDOVERS_TABLE / f"part-{self._handover_parts:05d}.parquet"
+            self._write(HANDOVERS_TABLE, handovers, path)
         return len(membership)
 
 
@@ -141,7 +151,7 @@ class Progress:
 
 # pyarrow (the ``collect`` extra) is imported by these three functions only, when a table is made, written or read.
 def _arrow_schemas() -> dict[str, Any]:
-    """The three tables' Arrow schemas, from the columns' one home (:mod:`assignors._core.tables`)."""
+    """The tables' Arrow schemas, from the columns' one home (:mod:`assignors._core.tables`)."""
     import pyarrow as pa
 
     kinds = {
@@ -149,8 +159,14 @@ def _arrow_schemas() -> dict[str, Any]:
         "int": pa.int32(),
         "timestamp": pa.timestamp("us", tz="UTC"),
         "array<string>": pa.list_(pa.string()),
+        "double": pa.float64(),
     }
-    tables = (("membership", MEMBERSHIP_COLUMNS), ("actual", ACTUAL_COLUMNS), ("topics", TOPICS_COLUMNS))
+    tables = (
+        ("membership", MEMBERSHIP_COLUMNS),
+        ("actual", ACTUAL_COLUMNS),
+        ("topics", TOPICS_COLUMNS),
+        (HANDOVERS_TABLE, HANDOVERS_COLUMNS),
+    )
     return {name: pa.schema([(column, kinds[kind]) for column, kind in columns]) for name, columns in tables}
 
 

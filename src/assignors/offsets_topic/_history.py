@@ -98,6 +98,15 @@ class _ConsumerGroupState:
     members: dict[str, ConsumerGroupMemberMetadata] = field(default_factory=dict)
     targets: dict[str, tuple[TopicIdPartitions, ...]] = field(default_factory=dict)
     regexes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    current: dict[str, tuple[frozenset[_Partition], frozenset[_Partition]]] = field(default_factory=dict)
+    """Each member's partitions at its last current-assignment record (type 8): assigned, pending revocation."""
+    given_up: dict[_Partition, tuple[str, str, int]] = field(default_factory=dict)
+    """Partitions a member gave up and nobody holds yet: the kind (``consumer_move``: its member revoked it, put it
+    pending revocation; ``consumer_orphan``: its member left), who gave it up, and when (ms)."""
+
+
+_Partition = tuple[str, int]
+"""A KIP-848 partition as its records name it: (topic id, partition)."""
 
 
 @dataclass
@@ -122,6 +131,9 @@ class HistoryBuilder:
     resolve_topic_ids: Callable[[], Mapping[str, str]] | None = None
     membership: list[Row] = field(default_factory=list)
     actual: list[Row] = field(default_factory=list)
+    handovers: list[Row] = field(default_factory=list)
+    """KIP-848 hand-overs (the ``handovers`` table): per partition that changed members, the seconds from its member
+    giving it up (revoking it, or leaving) to the record of the member that got it."""
     stats: Counter[str] = field(default_factory=Counter)
     kinds: Counter[str] = field(default_factory=Counter)
     """Records decoded, by record class (``GroupMetadata``, ``ConsumerGroupMemberMetadata``, ... ``UnknownRecord``)."""
@@ -271,7 +283,7 @@ class HistoryBuilder:
         group = getattr(record, "group_id", "")
         state = self._consumer_groups.setdefault(group, _ConsumerGroupState())
         if isinstance(record, ConsumerGroupRecordTombstone):
-            self._tombstone(state, record)
+            self._tombstone(state, record, timestamp_ms)
         elif isinstance(record, ConsumerGroupPartitionMetadata):
             state.topic_names = {t.topic_id: t.topic_name for t in record.topics}
             ts = timestamp_of(timestamp_ms) if timestamp_ms is not None and timestamp_ms >= 0 else None
@@ -286,16 +298,57 @@ class HistoryBuilder:
             state.regexes[record.regular_expression] = record.topics
         elif isinstance(record, ConsumerGroupTargetAssignmentMetadata):
             self._consumer_group_snapshot(group, state, record.assignment_epoch, timestamp_ms)
-        elif not isinstance(record, ConsumerGroupMetadata | ConsumerGroupCurrentMemberAssignment):
+        elif isinstance(record, ConsumerGroupCurrentMemberAssignment):
+            self._hand_over(state, record, timestamp_ms)
+        elif not isinstance(record, ConsumerGroupMetadata):
             msg = f"unexpected record {record!r}"  # pragma: no cover - every record type is handled above
             raise TypeError(msg)
 
-    def _tombstone(self, state: _ConsumerGroupState, record: ConsumerGroupRecordTombstone) -> None:
+    def _hand_over(
+        self, state: _ConsumerGroupState, record: ConsumerGroupCurrentMemberAssignment, ms: int | None
+    ) -> None:
+        """A member's current assignment (type 8): what it revoked is given up now; what it got that another gave up
+        is a hand-over, from then to now (Kafka's GroupMetadataManager writes one such record per member epoch)."""
+        assigned = frozenset((e.topic_id, p) for e in record.assigned_partitions for p in e.partitions)
+        pending = frozenset((e.topic_id, p) for e in record.partitions_pending_revocation for p in e.partitions)
+        member = record.member_id
+        had, had_pending = state.current.get(member, (frozenset(), frozenset()))
+        state.current[member] = (assigned, pending)
+        if ms is None or ms < 0:
+            return
+        # told to revoke (pending revocation), or released without that step: given up now
+        for partition in sorted((pending - had_pending) | ((had | had_pending) - assigned - pending)):
+            state.given_up.setdefault(partition, ("consumer_move", member, ms))
+        for partition in sorted(assigned - had):
+            found = state.given_up.pop(partition, None)
+            if found is None or found[1] == member:
+                continue
+            kind, _, since = found
+            at = timestamp_of(ms)
+            if self.since is not None and at < self.since:
+                continue
+            self.handovers.append(
+                {
+                    "group_id": record.group_id,
+                    "assigned_ts": at,
+                    "member_id": member,
+                    "partition": f"{self._topic_name(state, partition[0], record.group_id)}-{partition[1]}",
+                    "kind": kind,
+                    "seconds": (ms - since) / 1000,
+                }
+            )
+
+    def _tombstone(self, state: _ConsumerGroupState, record: ConsumerGroupRecordTombstone, ms: int | None) -> None:
         member = record.member_id or ""
         if record.record_type == 5:  # noqa: PLR2004 - ConsumerGroupMemberMetadata
             state.members.pop(member, None)
         elif record.record_type == 7:  # noqa: PLR2004 - ConsumerGroupTargetAssignmentMember
             state.targets.pop(member, None)
+        elif record.record_type == 8:  # noqa: PLR2004 - ConsumerGroupCurrentMemberAssignment: the member left
+            held, pending = state.current.pop(member, (frozenset(), frozenset()))
+            for partition in sorted(held | pending):
+                if ms is not None and ms >= 0:
+                    state.given_up.setdefault(partition, ("consumer_orphan", member, ms))
         elif record.record_type == 16:  # noqa: PLR2004 - ConsumerGroupRegularExpression
             state.regexes.pop(record.regular_expression or "", None)
         elif record.record_type == 4:  # noqa: PLR2004 - ConsumerGroupPartitionMetadata
@@ -374,6 +427,11 @@ class HistoryBuilder:
         membership, actual = self.membership, self.actual
         self.membership, self.actual = [], []
         return membership, actual
+
+    def drain_handovers(self) -> list[Row]:
+        """The ``handovers`` rows added since the last call."""
+        rows, self.handovers = self.handovers, []
+        return rows
 
     def topics(self) -> list[Row]:
         """The ``topics`` table: the counts given, else what the records reveal.

@@ -19,7 +19,7 @@ from assignors.tables import (
     SELF_CHECK_COLUMNS,
     column_names,
 )
-from spark_udfs.replay.actual import ActualRow, actual_rows, observed_durations, self_check
+from spark_udfs.replay.actual import HANDOVER_KINDS, ActualRow, actual_rows, observed_durations, self_check
 from spark_udfs.replay.frames import member_rows, rows_to_frame
 from spark_udfs.tables.schemas import ddl
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["evaluate_actual", "observe_timing"]
+__all__ = ["evaluate_actual", "observe_handovers", "observe_timing"]
 
 _OBSERVATION_COLUMNS = (("group_id", "string"), ("kind", "string"), ("seconds", "double"))
 
@@ -147,4 +147,21 @@ def observe_timing(members: DataFrame, recorded: DataFrame) -> dict[str, tuple[i
     return {
         row["kind"]: (int(row["n"]), None if row["median"] is None else float(row["median"]))
         for row in totals.collect()
+    }
+
+
+def observe_handovers(handovers: DataFrame) -> dict[str, tuple[int, float | None]]:
+    """Per kind of the ``handovers`` table (``consumer_move``, ``consumer_orphan``): how many hand-overs it holds and
+    their exact median (``percentile``), as :func:`observe_timing` gives them for :func:`derived_model`."""
+    from pyspark.sql import functions as sf
+
+    totals = (
+        handovers.where(sf.col("seconds").isNotNull() & (sf.col("seconds") >= 0))
+        .groupBy("kind")
+        .agg(sf.count("seconds").alias("n"), sf.expr("percentile(seconds, 0.5)").alias("median"))
+    )
+    return {
+        str(row["kind"]): (int(row["n"]), None if row["median"] is None else float(row["median"]))
+        for row in totals.collect()
+        if row["kind"] in HANDOVER_KINDS
     }

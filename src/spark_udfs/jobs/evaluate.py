@@ -103,6 +103,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     report: str | None = None,
     progress: TextIO | bool | None = True,
     actual: DataFrame | None = None,
+    handovers: DataFrame | None = None,
     weights: DataFrame | None = None,
     rank_by: Sequence[str] = DEFAULT_RANK_BY,
     rebalance_seconds: float | None = None,
@@ -116,7 +117,8 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
 
     The report is written by this process, to :func:`report_path` ``(out, report)``. With ``actual``
     (the recorded assignments), the strategy ``actual`` joins the evaluation and ``out/self_check``
-    holds the range/roundrobin self-check. ``out/parameters`` (Parquet, ``PARAMETERS_COLUMNS``; also
+    holds the range/roundrobin self-check; ``handovers`` (KIP-848's recorded hand-overs, beside ``actual``) is
+    :func:`spark_udfs.jobs.history.evaluate_history`'s. ``out/parameters`` (Parquet, ``PARAMETERS_COLUMNS``; also
     ``out/parameters.json`` when ``out`` is local) holds the timing parameters the pause was priced with and the
     Kafka version, each with its source. ``pause_model`` (default: the measured one), ``rebalance_seconds`` and
     ``heartbeat_seconds`` are :func:`spark_udfs.jobs.history.evaluate_history`'s; ``kafka_source`` says where
@@ -133,6 +135,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
         strategies,
         timing,
         actual=actual,
+        handovers=handovers,
         weights=weights,
         kafka_version=kafka_version,
         kafka_source=kafka_source,

@@ -19,13 +19,14 @@ from assignors.tables import (
     ACTUAL_COLUMNS,
     ASSIGNMENT_TYPE,
     DETAIL_COLUMNS,
+    HANDOVERS_COLUMNS,
     MEMBERSHIP_COLUMNS,
     OUTPUT_COLUMNS,
     TOPICS_COLUMNS,
     WEIGHTS_COLUMNS,
     column_names,
 )
-from spark_udfs.jobs.actual import evaluate_actual, observe_timing
+from spark_udfs.jobs.actual import evaluate_actual, observe_handovers, observe_timing
 from spark_udfs.replay.actual import derived_model
 from spark_udfs.replay.frames import replay_frame
 from spark_udfs.replay.group_replay import (
@@ -110,6 +111,7 @@ def evaluate_history(
     strategies: Sequence[str] | None = ...,
     detail: Literal[False] = ...,
     actual: DataFrame | None = ...,
+    handovers: DataFrame | None = ...,
     weights: DataFrame | None = ...,
     rebalance_seconds: float | None = ...,
     heartbeat_seconds: float | None = ...,
@@ -126,6 +128,7 @@ def evaluate_history(
     strategies: Sequence[str] | None = ...,
     detail: Literal[True],
     actual: DataFrame | None = ...,
+    handovers: DataFrame | None = ...,
     weights: DataFrame | None = ...,
     rebalance_seconds: float | None = ...,
     heartbeat_seconds: float | None = ...,
@@ -141,6 +144,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     strategies: Sequence[str] | None = None,
     detail: bool = False,
     actual: DataFrame | None = None,
+    handovers: DataFrame | None = None,
     weights: DataFrame | None = None,
     rebalance_seconds: float | None = None,
     heartbeat_seconds: float | None = None,
@@ -159,6 +163,9 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
         detail: also return the per-member assignments.
         actual: the recorded assignments (the ``actual`` table of ``assignors collect``): adds the
             strategy ``actual``, the cluster's own assignments measured the same way.
+        handovers: the KIP-848 hand-overs ``assignors collect`` recorded beside ``actual`` (its ``handovers``
+            table): with ``actual``, ``consumer_move_heartbeats`` and ``consumer_orphan_heartbeats`` are derived
+            from them where they are enough.
         weights: optional ``topic, partition, weight, valid_from`` (null partition: every
             partition of the topic; small: collected like ``topics``); without it the weighted
             columns are null.
@@ -196,6 +203,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
         strategies,
         timing,
         actual=actual,
+        handovers=handovers,
         weights=weights,
         detail=detail,
         kafka_version=kafka_version,
@@ -219,6 +227,19 @@ class Evaluation:
     timing_notes: tuple[str, ...] = field(default=())
 
 
+def _derived(
+    model: PauseModel, membership: DataFrame, actual: DataFrame, handovers: DataFrame | None
+) -> tuple[PauseModel, list[str]]:
+    """``model`` with the factors the cluster's records allow (the actual table's, and the handovers table's when
+    given), and the notes saying what was derived or kept."""
+    observed = observe_timing(membership, actual)
+    if handovers is not None:
+        handovers = with_optional_columns(handovers, HANDOVERS_COLUMNS)
+        check_schema(handovers, HANDOVERS_COLUMNS, "handovers")
+        observed.update(observe_handovers(handovers))
+    return derived_model(model, observed, handovers=handovers is not None)
+
+
 def evaluate(  # noqa: PLR0913 - the evaluation's options
     membership: DataFrame,
     topics: DataFrame,
@@ -227,6 +248,7 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
     *,
     actual: DataFrame | None,
     weights: DataFrame | None,
+    handovers: DataFrame | None = None,
     detail: bool = False,
     kafka_version: str | None = None,
     kafka_source: str | None = None,
@@ -266,7 +288,7 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
 
     notes: list[str] = []
     if actual is not None:
-        model, notes = derived_model(model, observe_timing(membership, actual))
+        model, notes = _derived(model, membership, actual, handovers)
     parameters = _parameters(model, names, kafka_version, kafka_source)
 
     def replay(frame: pd.DataFrame) -> pd.DataFrame:

@@ -52,6 +52,7 @@ from spark_udfs.replay.timing import PauseTiming, pause_model
 from spark_udfs.replay.weights import WeightHistory
 
 __all__ = [
+    "HANDOVER_KINDS",
     "MIN_OBSERVATIONS",
     "OBSERVED",
     "ActualRow",
@@ -327,10 +328,27 @@ OBSERVED: dict[str, tuple[str, str, str]] = {
 }
 """What each kind of observation measures: (the model's factor it sets, what is counted, how it is measured)."""
 
+HANDOVER_KINDS: dict[str, tuple[str, str, str]] = {
+    "consumer_move": (
+        "consumer_move_heartbeats",
+        "KIP-848 hand-overs",
+        (
+            "from the record that put a partition in its member's pending revocation to the record of the member "
+            "that got it (ConsumerGroupCurrentMemberAssignment, the handovers table)"
+        ),
+    ),
+    "consumer_orphan": (
+        "consumer_orphan_heartbeats",
+        "KIP-848 orphaned partitions",
+        "from the record of its member leaving to the record of the member that got it (the handovers table)",
+    ),
+}
+"""The kinds of the ``handovers`` table (``assignors collect`` from KIP-848's records), as :data:`OBSERVED`'s."""
+
 _NOT_DERIVABLE_FIELDS = ("consumer_move_heartbeats", "consumer_orphan_heartbeats")
 _NOT_DERIVABLE_WHY = (
-    "KIP-848 hand-overs: the actual table holds each target assignment epoch, not when each member's assignment "
-    "reached it (the ConsumerGroupCurrentMemberAssignment records, which assignors collect does not keep)"
+    "KIP-848 hand-overs: no handovers table was given (assignors collect writes it beside actual from the "
+    "ConsumerGroupCurrentMemberAssignment records of __consumer_offsets; the Admin route cannot see them)"
 )
 
 
@@ -392,16 +410,21 @@ def _handed_over(before: _Recorded, current: _Recorded, after: _Recorded) -> int
     )
 
 
-def derived_model(model: PauseModel, observed: Mapping[str, tuple[int, float | None]]) -> tuple[PauseModel, list[str]]:
+def derived_model(
+    model: PauseModel, observed: Mapping[str, tuple[int, float | None]], *, handovers: bool = False
+) -> tuple[PauseModel, list[str]]:
     """``model`` with the factors the observations allow, and one sentence per factor on what was done.
 
-    ``observed`` maps a kind of :data:`OBSERVED` to ``(count, median seconds)``. A factor is derived when it has
-    at least :data:`MIN_OBSERVATIONS` observations and its source in ``model`` is still :data:`MEASURED` (a value
-    the user gave wins): ``(median - fetch_seconds) / heartbeat_seconds``, at least 0, so the model prices such a
-    wait at the median observed. Otherwise it is kept, and the sentence says why.
+    ``observed`` maps a kind of :data:`OBSERVED` (and with ``handovers``, a handovers table was given, of
+    :data:`HANDOVER_KINDS`) to ``(count, median seconds)``. A factor is derived when it has at least
+    :data:`MIN_OBSERVATIONS` observations and its source in ``model`` is still :data:`MEASURED` (a value the user
+    gave wins): ``(median - fetch_seconds) / interval``, at least 0, the interval KIP-848's heartbeat for its
+    ``consumer_*`` factors and the classic one for the others, so the model prices such a wait at the median
+    observed. Otherwise it is kept, and the sentence says why.
     """
     notes: list[str] = []
-    for kind, (field, counted, how) in OBSERVED.items():
+    kinds = {**OBSERVED, **HANDOVER_KINDS} if handovers else OBSERVED
+    for kind, (field, counted, how) in kinds.items():
         count, median = observed.get(kind, (0, None))
         label = f"{count} {counted}" if count != 1 else f"1 {counted.removesuffix('s')}"
         if count < MIN_OBSERVATIONS or median is None:
@@ -413,15 +436,17 @@ def derived_model(model: PauseModel, observed: Mapping[str, tuple[int, float | N
         if model.source(field) != MEASURED:
             notes.append(f"{field} kept ({model.source(field)}): given, so not derived from {label}")
             continue
-        if model.heartbeat_seconds <= 0:
-            notes.append(f"{field} kept ({model.source(field)}): heartbeat_seconds is 0, no factor of it is derived")
+        interval = "consumer_heartbeat_seconds" if field.startswith("consumer_") else "heartbeat_seconds"
+        if getattr(model, interval) <= 0:
+            notes.append(f"{field} kept ({model.source(field)}): {interval} is 0, no factor of it is derived")
             continue
-        factor = max(median - model.fetch_seconds, 0.0) / model.heartbeat_seconds
+        factor = max(median - model.fetch_seconds, 0.0) / getattr(model, interval)
         source = f"the cluster's records ({label}, median {median:g} s)"
         model = model.with_settings(source, **{field: factor})
         notes.append(f"{field} = {factor:g} from {source}: {how}")
-    notes.extend(
-        f"{field} kept ({model.source(field)}): not derivable from {_NOT_DERIVABLE_WHY}"
-        for field in _NOT_DERIVABLE_FIELDS
-    )
+    if not handovers:
+        notes.extend(
+            f"{field} kept ({model.source(field)}): not derivable from {_NOT_DERIVABLE_WHY}"
+            for field in _NOT_DERIVABLE_FIELDS
+        )
     return model, notes

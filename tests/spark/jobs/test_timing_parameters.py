@@ -71,7 +71,9 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
 ) -> None:
     """A COOPERATIVE group: a holds t-0..9; b joins; generation 2 (at 10 s) revokes t-5..9 from a, generation 3
     (2.5 s later) gives them to b: 5 hand-overs of 2.5 s, enough to derive cooperative_heartbeats =
-    (2.5 - 0.09 s fetch) / 3 s heartbeat = 0.803333. The membership is the records' own: no rebalance length."""
+    (2.5 - 0.09 s fetch) / 3 s heartbeat = 0.803333. The membership is the records' own: no rebalance length. The
+    handovers table (a KIP-848 group's, as ``assignors collect`` writes it) holds 5 hand-overs of 1.2 s (median):
+    consumer_move_heartbeats = (1.2 - fetch) / the 2 s broker heartbeat given."""
     times = ("2026-01-01T12:00:00", "2026-01-01T12:00:10", "2026-01-01T12:00:12.500")
     (tmp_path / "m.csv").write_text(
         "group_id,snapshot_ts,member_id,topics\n"
@@ -91,16 +93,24 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
         encoding="utf-8",
     )
     (tmp_path / "t.csv").write_text("topic,partitions,valid_from\nt,10,\n", encoding="utf-8")
+    (tmp_path / "h.csv").write_text(
+        "group_id,assigned_ts,member_id,partition,kind,seconds\n"
+        + "".join(f"k,{times[1]},b,u-{p},consumer_move,{s}\n" for p, s in enumerate((1.0, 1.1, 1.2, 1.3, 9.0)))
+        + f"k,{times[2]},a,u-9,consumer_orphan,0.5\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "out"
     argv = ["evaluate", "--membership", str(tmp_path / "m.csv"), "--topics", str(tmp_path / "t.csv"),
-            "--actual", str(tmp_path / "a.csv"), "--out", str(out), "--strategies", "cooperative-sticky", "uniform",
+            "--actual", str(tmp_path / "a.csv"), "--handovers", str(tmp_path / "h.csv"),
+            "--out", str(out), "--strategies", "cooperative-sticky", "uniform",
             "--kafka-version", "4.0.0", "--consumer-heartbeat-interval-ms", "2000"]  # fmt: skip
     assert main(argv) == 0
     printed = capsys.readouterr().out.splitlines()
     start = printed.index("Timing parameters (name, value, source):")
-    words = [line.split(maxsplit=2) for line in printed[start + 1 : start + 15]]
+    words = [line.split(maxsplit=2) for line in printed[start + 1 : start + 16]]
     m = DEFAULT_PAUSE_MODEL
     derived = (2.5 - m.fetch_seconds) / 3.0  # 0.803333 at the measured 0.09 s fetch
+    moved = (1.2 - m.fetch_seconds) / 2.0
     assert words == [
         ["heartbeat_seconds", "3", "Kafka's default heartbeat.interval.ms=3000"],
         ["session_seconds", "45", "Kafka's default session.timeout.ms=45000"],
@@ -109,16 +119,20 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
         ["eager_heartbeats", f"{m.eager_heartbeats:g}", "measured"],
         ["cooperative_heartbeats", f"{derived:g}", "the cluster's records (5 cooperative hand-overs, median 2.5 s)"],
         ["cooperative_orphan_heartbeats", f"{m.cooperative_orphan_heartbeats:g}", "measured"],
-        ["consumer_move_heartbeats", f"{m.consumer_move_heartbeats:g}", "measured"],
+        ["consumer_move_heartbeats", f"{moved:g}", "the cluster's records (5 KIP-848 hand-overs, median 1.2 s)"],
         ["consumer_orphan_heartbeats", f"{m.consumer_orphan_heartbeats:g}", "measured"],
         ["fetch_seconds", f"{m.fetch_seconds:g}", "measured"],
         ["eager_orphan_heartbeats", f"{m.eager_orphan_heartbeats:g}", "measured"],
         ["cooperative_kept_heartbeats", f"{m.cooperative_kept_heartbeats:g}", "measured"],
         ["static_rejoin_seconds", f"{m.static_rejoin_seconds:g}", "measured"],
+        ["eager_crash_heartbeats", f"{m.eager_crash_heartbeats:g}", "measured"],
         ["kafka_version", "4.0.0", "your option --kafka-version"],
     ]
-    notes = printed[start + 16 :]
+    notes = printed[start + 17 :]
     assert notes[0].startswith("  eager_heartbeats kept (measured): the cluster's records show 0 EAGER rebalances")
+    assert any(
+        n.startswith("  consumer_orphan_heartbeats kept (measured): the cluster's records show 1 ") for n in notes
+    )
     assert "  uniform: the broker's UniformAssignor (KIP-848) as Kafka 4.0.0 runs it, whatever the client" in printed
     written = json.loads((out / "parameters.json").read_text(encoding="utf-8"))
     assert [(r["parameter"], r["text"]) for r in written] == [(w[0], w[1]) for w in words]
@@ -129,3 +143,14 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
     page = (out / "report.html").read_text(encoding="utf-8")
     assert '<td class="name">cooperative_heartbeats</td>' in page
     assert "the cluster&#x27;s records (5 cooperative hand-overs, median 2.5 s)" in page
+
+
+def test_handovers_without_actual_is_one_line_before_spark_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["evaluate", "--membership", "m", "--topics", "t", "--out", str(tmp_path / "o"), "--handovers", "h"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "assignors evaluate: error: --handovers needs --actual: the hand-overs are the recorded groups' own\n"
+    )
+    assert not (tmp_path / "o").exists()

@@ -238,6 +238,35 @@ def test_a_derived_factor_prices_a_wait_at_the_median_observed(median: float, he
     assert priced == pytest.approx(max(median, base.fetch_seconds), rel=1e-9, abs=1e-9)
 
 
+def test_kip848_factors_are_derived_from_the_handovers_table() -> None:
+    """With a handovers table: six KIP-848 hand-overs, median 1.09 s: (1.09 - 0.09 fetch) / the broker's 5 s
+    heartbeat = 0.2; two orphans (< 5) keep the measured factor, and the note says so instead of "not derivable"."""
+    observed = {"consumer_move": (6, 1.09), "consumer_orphan": (2, 0.4)}
+    model, notes = derived_model(FIXED, observed, handovers=True)
+    assert model.consumer_move_heartbeats == pytest.approx(0.2)
+    assert model.source("consumer_move_heartbeats") == "the cluster's records (6 KIP-848 hand-overs, median 1.09 s)"
+    assert (model.consumer_orphan_heartbeats, model.source("consumer_orphan_heartbeats")) == (
+        FIXED.consumer_orphan_heartbeats,
+        MEASURED,
+    )
+    assert any(n.startswith("consumer_orphan_heartbeats kept (measured): the cluster's records show 2 ") for n in notes)
+    assert not any("not derivable" in note for note in notes)
+    # without the table the same observations are not read
+    unchanged, _ = derived_model(FIXED, observed)
+    assert unchanged.consumer_move_heartbeats == FIXED.consumer_move_heartbeats
+
+
+@given(
+    median=st.floats(min_value=0.0, max_value=600.0, allow_nan=False),
+    heartbeat=st.floats(min_value=0.01, max_value=60.0, allow_nan=False),
+)
+def test_a_derived_kip848_factor_prices_a_hand_over_at_the_median_observed(median: float, heartbeat: float) -> None:
+    base = PauseModel(consumer_heartbeat_seconds=heartbeat)
+    model, _ = derived_model(base, {"consumer_move": (MIN_OBSERVATIONS, median)}, handovers=True)
+    priced = model.consumer_move_heartbeats * model.consumer_heartbeat_seconds + model.fetch_seconds
+    assert priced == pytest.approx(max(median, base.fetch_seconds), rel=1e-9, abs=1e-9)
+
+
 def test_the_docs_define_the_parameters_tables_columns_in_order() -> None:
     """docs/evaluation.md's "Timing parameters" table names every column of PARAMETERS_COLUMNS, in order."""
     doc = (Path(__file__).resolve().parents[3] / "docs" / "evaluation.md").read_text(encoding="utf-8")
