@@ -136,7 +136,8 @@ def _epoch(when: dt.datetime) -> float:
 
 def collect(bootstrap: str, out: Path, runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """``assignors collect`` on the broker's own ``__consumer_offsets``, then per group: how many snapshots the
-    cluster recorded, and whether the last recorded assignment is what the members held at the end."""
+    cluster recorded, whether the last recorded assignment is what the members held at the end, and the seconds of
+    each KIP-848 hand-over the records show (its ``handovers`` table), by kind."""
     command = [sys.executable, "-m", "assignors", "collect", "--bootstrap-servers", bootstrap, "--out", str(out)]
     command += ["--groups", "^calib-"]
     try:
@@ -148,6 +149,7 @@ def collect(bootstrap: str, out: Path, runs: Sequence[dict[str, Any]]) -> dict[s
     import pyarrow.parquet as pq  # the collect extra's
 
     table = pq.read_table(out / "actual").to_pylist()
+    handed = pq.read_table(out / "handovers").to_pylist() if (out / "handovers").is_dir() else []
     found: dict[str, Any] = {}
     for run in runs:
         final = run["steps"][-1]
@@ -157,7 +159,15 @@ def collect(bootstrap: str, out: Path, runs: Sequence[dict[str, Any]]) -> dict[s
         last = {row["member_id"]: sorted(row["assigned"] or []) for row in rows if row["snapshot_ts"] == stamps[-1]}
         ids = {name: m["member_id"] for name, m in final["members"].items()}
         held = {ids[name]: sorted(f"{t}-{p}" for t, p in parts) for name, parts in final["holdings"].items()}
-        found[run["group_id"]] = {"snapshots": len(stamps), "final_agrees": bool(rows) and last == held}
+        handovers: dict[str, list[float]] = {}
+        for row in handed:
+            if row["group_id"] == run["group_id"] and _epoch(row["assigned_ts"]) <= ended:
+                handovers.setdefault(str(row["kind"]), []).append(float(row["seconds"]))
+        found[run["group_id"]] = {
+            "snapshots": len(stamps),
+            "final_agrees": bool(rows) and last == held,
+            "handovers": handovers,
+        }
     return found
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -267,6 +268,38 @@ def _summary(totals: Mapping[tuple[str, str], Mapping[str, Any]], *, compared: b
     ]
 
 
+def _handovers(runs: Mapping[str, Any], model: PauseModel) -> list[str]:
+    """KIP-848's hand-overs as the records show them (``assignors collect``'s ``handovers`` table), the factors
+    ``assignors evaluate --actual`` would derive from them, and the same factors as the members measured them."""
+    found = runs.get("collected") or {}
+    if "error" in found:
+        return []
+    seconds: dict[str, list[float]] = {}
+    for group in found.values():
+        for kind, values in (group.get("handovers") or {}).items():
+            seconds.setdefault(kind, []).extend(values)
+    if not seconds:
+        return []
+    measured = fit_factors(runs)
+    interval = float(runs["settings"]["broker_heartbeat_ms"]) / 1000
+    parts = []
+    for kind, field in (
+        ("consumer_move", "consumer_move_heartbeats"),
+        ("consumer_orphan", "consumer_orphan_heartbeats"),
+    ):
+        values = seconds.get(kind, [])
+        if not values:
+            continue
+        median = statistics.median(values)
+        derived = max(median - model.fetch_seconds, 0.0) / interval
+        parts.append(
+            f"{len(values)} {kind.replace('_', ' ')}s, median {median:.2f} s: `{field}` {derived:.3f} as "
+            f"`assignors evaluate --actual` derives it, {measured.get(field, 0.0):.3f} as the members measured it "
+            "(this run's fit: the mean, from each revoke to the new member's first fetch)"
+        )
+    return [f"- KIP-848's hand-overs in the records (`assignors collect`'s `handovers` table): {'; '.join(parts)}."]
+
+
 def _collected(runs: Mapping[str, Any]) -> list[str]:
     """What ``assignors collect`` read from the broker's ``__consumer_offsets`` for the same groups."""
     found = runs.get("collected")
@@ -360,6 +393,7 @@ def markdown(
         "",
         *_summary(totals, compared=bool(earlier)),
         *_collected(runs),
+        *_handovers(runs, model),
         "",
         (
             f"Apache Kafka {runs['kafka_version']}, one local broker (KRaft), {len(runs['runs'])} groups in "

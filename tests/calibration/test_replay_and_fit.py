@@ -10,11 +10,11 @@ import pytest
 from calibration.fit import _factors, compact, fit_clients, fit_factors, write_factors
 from calibration.measure import Observed, stall_share, steady_stalls
 from calibration.predict import predict
-from calibration.report import _spread, _why, comparable, model_for, previous_totals
+from calibration.report import _handovers, _spread, _why, comparable, model_for, previous_totals
 from calibration.runner import Group
 from calibration.scenarios import SCENARIOS, SETTINGS, STRATEGIES
 
-from assignors.metrics import rebalance_pause, restart_pause
+from assignors.metrics import PauseModel, rebalance_pause, restart_pause
 from assignors.testing._groups import TimedMemberSpec
 
 SETTINGS_JSON = {
@@ -340,3 +340,18 @@ def test_steady_stalls_are_the_fetch_gaps_of_a_settled_group() -> None:
     assert steady_stalls({"steps": [step], "events": events}, interval=0.1) == (0.0, 0.0)
     assert stall_share([{"steps": [setup, step], "events": events}], interval=0.1) == pytest.approx(1.9 / 8.0)
     assert stall_share([], interval=0.1) == 0.0
+
+
+def test_the_report_sets_the_records_hand_overs_beside_the_members_measure() -> None:
+    """The handovers table's KIP-848 hand-overs, as ``assignors evaluate --actual`` derives a factor from them:
+    median 1.5 s, less the 0.1 s fetch, over the run's 2 s broker heartbeat: 0.7."""
+    collected = {"g1": {"handovers": {"consumer_move": [1.0, 2.0, 1.5]}}, "g2": {"handovers": {}}}
+    runs = {"settings": SETTINGS_JSON, "runs": [], "collected": collected}
+    (line,) = _handovers(runs, PauseModel(fetch_seconds=0.1))
+    assert line.startswith(
+        "- KIP-848's hand-overs in the records (`assignors collect`'s `handovers` table): 3 consumer moves, median "
+        "1.50 s: `consumer_move_heartbeats` 0.700 as `assignors evaluate --actual` derives it, 0.000 as the members "
+        "measured it"
+    )
+    assert _handovers({**runs, "collected": {"g": {"snapshots": 3}}}, PauseModel()) == []  # recorded before it
+    assert _handovers({**runs, "collected": {"error": "boom"}}, PauseModel()) == []
