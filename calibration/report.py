@@ -290,10 +290,11 @@ def _handovers(runs: Mapping[str, Any], model: PauseModel) -> list[str]:
         values = seconds.get(kind, [])
         if not values:
             continue
-        median = statistics.median(values)
-        derived = max(median - model.fetch_seconds, 0.0) / interval
+        mean, median = statistics.fmean(values), statistics.median(values)
+        derived = max(mean - model.fetch_seconds, 0.0) / interval
         parts.append(
-            f"{len(values)} {kind.replace('_', ' ')}s, median {median:.2f} s: `{field}` {derived:.3f} as "
+            f"{len(values)} {kind.replace('_', ' ')}s, mean {mean:.2f} s (median {median:.2f} s): `{field}` "
+            f"{derived:.3f} as "
             f"`assignors evaluate --actual` derives it, {measured.get(field, 0.0):.3f} as the members measured it "
             "(this run's fit: the mean, from each revoke to the new member's first fetch)"
         )

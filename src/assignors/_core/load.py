@@ -394,21 +394,22 @@ class PauseModel:
     session_seconds: float = KAFKA_DEFAULT_SETTINGS["session_seconds"][1]
     consumer_heartbeat_seconds: float = KAFKA_DEFAULT_SETTINGS["consumer_heartbeat_seconds"][1]
     consumer_session_seconds: float = KAFKA_DEFAULT_SETTINGS["consumer_session_seconds"][1]
-    # measured: `make calibrate` on Kafka 4.4.0 (docs/calibration.md), 64 groups of 6 members at the intervals of
+    # measured: `make calibrate` on Kafka 4.4.0 (docs/calibration.md), groups of 6-9 members at the intervals of
     # CALIBRATION_SETTINGS, Kafka's Java consumer's groups; each factor is in units of the interval that paces it;
     # written by `python -m calibration.fit --write` (calibration/fit.py), pooled over the runs in calibration/history/
-    eager_heartbeats: float = 0.084
-    cooperative_heartbeats: float = 0.99
-    cooperative_orphan_heartbeats: float = 0.611
-    consumer_move_heartbeats: float = 0.682
-    consumer_orphan_heartbeats: float = 0.602
-    fetch_seconds: float = 0.069
+    # before the run docs/calibration.md shows (2026-11-28 three, 2026-11-29 one)
+    eager_heartbeats: float = 0.069
+    cooperative_heartbeats: float = 0.982
+    cooperative_orphan_heartbeats: float = 0.564
+    consumer_move_heartbeats: float = 0.673
+    consumer_orphan_heartbeats: float = 0.618
+    fetch_seconds: float = 0.064
     sources: tuple[tuple[str, str], ...] = _DEFAULT_SOURCES
     # added after `sources`, so that every earlier field keeps its place
-    eager_orphan_heartbeats: float = 0.732
-    cooperative_kept_heartbeats: float = 0.017
-    static_rejoin_seconds: float = 0.278
-    eager_crash_heartbeats: float = 0.549
+    eager_orphan_heartbeats: float = 0.688
+    cooperative_kept_heartbeats: float = 0.012
+    static_rejoin_seconds: float = 0.276
+    eager_crash_heartbeats: float = 0.449
 
     def __post_init__(self) -> None:
         for name in _MODEL_FIELDS:
@@ -451,16 +452,16 @@ class PauseModel:
 
 CLIENT_PAUSE_FACTORS: Mapping[str, Mapping[str, float]] = {
     "aiokafka": {
-        "eager_crash_heartbeats": 0.414,
-        "eager_heartbeats": 0.109,
-        "eager_orphan_heartbeats": 0.704,
-        "static_rejoin_seconds": 1.826,
+        "eager_crash_heartbeats": 0.255,
+        "eager_heartbeats": 0.104,
+        "eager_orphan_heartbeats": 0.643,
+        "static_rejoin_seconds": 1.565,
     },
     "kafka-python": {
-        "cooperative_heartbeats": 1.023,
-        "cooperative_kept_heartbeats": 0.612,
-        "cooperative_orphan_heartbeats": 0.651,
-        "static_rejoin_seconds": 2.302,
+        "cooperative_heartbeats": 1.036,
+        "cooperative_kept_heartbeats": 0.586,
+        "cooperative_orphan_heartbeats": 0.642,
+        "static_rejoin_seconds": 2.046,
     },
 }
 """Per Python client (this project's adapters), the factors ``make calibrate`` measured on its own groups where they

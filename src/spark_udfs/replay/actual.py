@@ -416,10 +416,11 @@ def derived_model(
     """``model`` with the factors the observations allow, and one sentence per factor on what was done.
 
     ``observed`` maps a kind of :data:`OBSERVED` (and with ``handovers``, a handovers table was given, of
-    :data:`HANDOVER_KINDS`) to ``(count, median seconds)``. A factor is derived when it has at least
+    :data:`HANDOVER_KINDS`) to ``(count, seconds)``, the seconds the median (for :data:`HANDOVER_KINDS`, the
+    mean: :func:`spark_udfs.jobs.actual.observe_handovers`). A factor is derived when it has at least
     :data:`MIN_OBSERVATIONS` observations and its source in ``model`` is still :data:`MEASURED` (a value the user
-    gave wins): ``(median - fetch_seconds) / interval``, at least 0, the interval KIP-848's heartbeat for its
-    ``consumer_*`` factors and the classic one for the others, so the model prices such a wait at the median
+    gave wins): ``(seconds - fetch_seconds) / interval``, at least 0, the interval KIP-848's heartbeat for its
+    ``consumer_*`` factors and the classic one for the others, so the model prices such a wait at the value
     observed. Otherwise it is kept, and the sentence says why.
     """
     notes: list[str] = []
@@ -441,7 +442,8 @@ def derived_model(
             notes.append(f"{field} kept ({model.source(field)}): {interval} is 0, no factor of it is derived")
             continue
         factor = max(median - model.fetch_seconds, 0.0) / getattr(model, interval)
-        source = f"the cluster's records ({label}, median {median:g} s)"
+        statistic = "mean" if kind in HANDOVER_KINDS else "median"
+        source = f"the cluster's records ({label}, {statistic} {median:g} s)"
         model = model.with_settings(source, **{field: factor})
         notes.append(f"{field} = {factor:g} from {source}: {how}")
     if not handovers:

@@ -72,7 +72,7 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
     """A COOPERATIVE group: a holds t-0..9; b joins; generation 2 (at 10 s) revokes t-5..9 from a, generation 3
     (2.5 s later) gives them to b: 5 hand-overs of 2.5 s, enough to derive cooperative_heartbeats =
     (2.5 - 0.09 s fetch) / 3 s heartbeat = 0.803333. The membership is the records' own: no rebalance length. The
-    handovers table (a KIP-848 group's, as ``assignors collect`` writes it) holds 5 hand-overs of 1.2 s (median):
+    handovers table (a KIP-848 group's, as ``assignors collect`` writes it) holds 5 hand-overs of 1.2 s (mean):
     consumer_move_heartbeats = (1.2 - fetch) / the 2 s broker heartbeat given."""
     times = ("2026-01-01T12:00:00", "2026-01-01T12:00:10", "2026-01-01T12:00:12.500")
     (tmp_path / "m.csv").write_text(
@@ -95,7 +95,7 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
     (tmp_path / "t.csv").write_text("topic,partitions,valid_from\nt,10,\n", encoding="utf-8")
     (tmp_path / "h.csv").write_text(
         "group_id,assigned_ts,member_id,partition,kind,seconds\n"
-        + "".join(f"k,{times[1]},b,u-{p},consumer_move,{s}\n" for p, s in enumerate((1.0, 1.1, 1.2, 1.3, 9.0)))
+        + "".join(f"k,{times[1]},b,u-{p},consumer_move,{s}\n" for p, s in enumerate((1.0, 1.1, 1.2, 1.3, 1.4)))
         + f"k,{times[2]},a,u-9,consumer_orphan,0.5\n",
         encoding="utf-8",
     )
@@ -119,7 +119,7 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
         ["eager_heartbeats", f"{m.eager_heartbeats:g}", "measured"],
         ["cooperative_heartbeats", f"{derived:g}", "the cluster's records (5 cooperative hand-overs, median 2.5 s)"],
         ["cooperative_orphan_heartbeats", f"{m.cooperative_orphan_heartbeats:g}", "measured"],
-        ["consumer_move_heartbeats", f"{moved:g}", "the cluster's records (5 KIP-848 hand-overs, median 1.2 s)"],
+        ["consumer_move_heartbeats", f"{moved:g}", "the cluster's records (5 KIP-848 hand-overs, mean 1.2 s)"],
         ["consumer_orphan_heartbeats", f"{m.consumer_orphan_heartbeats:g}", "measured"],
         ["fetch_seconds", f"{m.fetch_seconds:g}", "measured"],
         ["eager_orphan_heartbeats", f"{m.eager_orphan_heartbeats:g}", "measured"],

@@ -239,12 +239,12 @@ def test_a_derived_factor_prices_a_wait_at_the_median_observed(median: float, he
 
 
 def test_kip848_factors_are_derived_from_the_handovers_table() -> None:
-    """With a handovers table: six KIP-848 hand-overs, median 1.09 s: (1.09 - 0.09 fetch) / the broker's 5 s
+    """With a handovers table: six KIP-848 hand-overs, mean 1.09 s: (1.09 - 0.09 fetch) / the broker's 5 s
     heartbeat = 0.2; two orphans (< 5) keep the measured factor, and the note says so instead of "not derivable"."""
     observed = {"consumer_move": (6, 1.09), "consumer_orphan": (2, 0.4)}
     model, notes = derived_model(FIXED, observed, handovers=True)
     assert model.consumer_move_heartbeats == pytest.approx(0.2)
-    assert model.source("consumer_move_heartbeats") == "the cluster's records (6 KIP-848 hand-overs, median 1.09 s)"
+    assert model.source("consumer_move_heartbeats") == "the cluster's records (6 KIP-848 hand-overs, mean 1.09 s)"
     assert (model.consumer_orphan_heartbeats, model.source("consumer_orphan_heartbeats")) == (
         FIXED.consumer_orphan_heartbeats,
         MEASURED,
