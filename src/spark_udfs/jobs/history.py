@@ -164,8 +164,8 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
         actual: the recorded assignments (the ``actual`` table of ``assignors collect``): adds the
             strategy ``actual``, the cluster's own assignments measured the same way.
         handovers: the KIP-848 hand-overs ``assignors collect`` recorded beside ``actual`` (its ``handovers``
-            table): with ``actual``, ``consumer_move_heartbeats`` and ``consumer_orphan_heartbeats`` are derived
-            from them where they are enough.
+            table; only ``actual``'s groups are read): ``consumer_move_heartbeats`` and
+            ``consumer_orphan_heartbeats`` are derived from them where they are enough. It needs ``actual``.
         weights: optional ``topic, partition, weight, valid_from`` (null partition: every
             partition of the topic; small: collected like ``topics``); without it the weighted
             columns are null.
@@ -188,8 +188,8 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     Raises:
         SchemaError: a table lacks a column or has a wrong type (nothing runs).
         UnknownAssignorError: a strategy name is not an assignor.
-        ConfigurationError: a strategy is listed twice, ``weighted-sticky`` without ``weights``, or
-            ``kafka_version`` is not a version the server strategies are modelled for.
+        ConfigurationError: a strategy is listed twice, ``weighted-sticky`` without ``weights``, ``handovers``
+            without ``actual``, or ``kafka_version`` is not a version the server strategies are modelled for.
         InvalidWeightError: a weights row or a duration is not a finite number >= 0.
 
     A membership or topics value that did not parse (a CSV typo, see :mod:`spark_udfs.tables.csv_checks`)
@@ -228,15 +228,25 @@ class Evaluation:
 
 
 def _derived(
-    model: PauseModel, membership: DataFrame, actual: DataFrame, handovers: DataFrame | None
+    model: PauseModel, membership: DataFrame, actual: DataFrame | None, handovers: DataFrame | None
 ) -> tuple[PauseModel, list[str]]:
     """``model`` with the factors the cluster's records allow (the actual table's, and the handovers table's when
-    given), and the notes saying what was derived or kept."""
+    given), and the notes saying what was derived or kept; without ``actual``, ``model`` as it is.
+
+    Raises:
+        ConfigurationError: ``handovers`` without ``actual``.
+    """
+    if actual is None:
+        if handovers is not None:
+            msg = "handovers needs actual: the hand-overs are the recorded groups' own"
+            raise ConfigurationError(msg)
+        return model, []
     observed = observe_timing(membership, actual)
     if handovers is not None:
         handovers = with_optional_columns(handovers, HANDOVERS_COLUMNS)
         check_schema(handovers, HANDOVERS_COLUMNS, "handovers")
-        observed.update(observe_handovers(handovers))
+        recorded = actual.select("group_id").distinct()  # the groups evaluated, not every group collected
+        observed.update(observe_handovers(handovers.join(recorded, "group_id", "left_semi")))
     return derived_model(model, observed, handovers=handovers is not None)
 
 
@@ -286,9 +296,7 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
     if detail:
         columns.append(("detail", ASSIGNMENT_TYPE))
 
-    notes: list[str] = []
-    if actual is not None:
-        model, notes = _derived(model, membership, actual, handovers)
+    model, notes = _derived(model, membership, actual, handovers)
     parameters = _parameters(model, names, kafka_version, kafka_source)
 
     def replay(frame: pd.DataFrame) -> pd.DataFrame:

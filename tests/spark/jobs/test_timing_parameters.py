@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from assignors import ConfigurationError
 from assignors.metrics import DEFAULT_PAUSE_MODEL
-from assignors.tables import PARAMETERS_COLUMNS, column_names
+from assignors.tables import HANDOVERS_COLUMNS, PARAMETERS_COLUMNS, column_names
 from spark_udfs.cli import main
 from spark_udfs.replay import MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, ddl
 from spark_udfs.udfs import evaluate_history
@@ -95,8 +96,9 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
     (tmp_path / "t.csv").write_text("topic,partitions,valid_from\nt,10,\n", encoding="utf-8")
     (tmp_path / "h.csv").write_text(
         "group_id,assigned_ts,member_id,partition,kind,seconds\n"
-        + "".join(f"k,{times[1]},b,u-{p},consumer_move,{s}\n" for p, s in enumerate((1.0, 1.1, 1.2, 1.3, 1.4)))
-        + f"k,{times[2]},a,u-9,consumer_orphan,0.5\n",
+        + "".join(f"g,{times[1]},b,u-{p},consumer_move,{s}\n" for p, s in enumerate((1.0, 1.1, 1.2, 1.3, 1.4)))
+        + f"g,{times[2]},a,u-9,consumer_orphan,0.5\n"
+        + f"elsewhere,{times[2]},a,u-9,consumer_move,99.0\n",  # a group not evaluated: not read
         encoding="utf-8",
     )
     out = tmp_path / "out"
@@ -154,3 +156,11 @@ def test_handovers_without_actual_is_one_line_before_spark_starts(
         "assignors evaluate: error: --handovers needs --actual: the hand-overs are the recorded groups' own\n"
     )
     assert not (tmp_path / "o").exists()
+
+
+def test_handovers_without_actual_are_refused(spark: SparkSession) -> None:
+    membership = spark.createDataFrame([("g", T0, "a", ["t"], None, None)], ddl(MEMBERSHIP_COLUMNS))
+    topics = spark.createDataFrame([("t", 6, None)], ddl(TOPICS_COLUMNS))
+    handovers = spark.createDataFrame([("g", T0, "a", "t-0", "consumer_move", 1.0)], ddl(HANDOVERS_COLUMNS))
+    with pytest.raises(ConfigurationError, match="handovers needs actual"):
+        evaluate_history(membership, topics, handovers=handovers)
