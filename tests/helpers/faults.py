@@ -35,12 +35,14 @@ class KeyedProducer:
     unflushed: int = 0
 
     def __post_init__(self) -> None:
+        self.began = time.monotonic()
         self.thread = threading.Thread(target=self._run, name="producer", daemon=True)
         self.thread.start()
 
     def _delivered(self, error: Any, message: Any) -> None:
-        if error is not None:
-            self.failures.append(str(error))
+        if error is not None:  # which record, and when its failure came: the window it fell in names the fault
+            key = message.key().decode() if message is not None and message.key() is not None else "?"
+            self.failures.append(f"{key} failed at +{time.monotonic() - self.began:.1f} s: {error}")
         else:
             self.delivered[(message.partition(), message.offset())] = message.key().decode()
 
