@@ -8,9 +8,11 @@ here: this test is about the evaluation's and the kit's packages.
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 BLOCKED = ("pyspark", "pandas", "pyarrow", "hypothesis")
 
@@ -60,3 +62,20 @@ def test_every_module_outside_the_kit_imports_without_the_optional_packages() ->
     assert result["loaded"] == []
     # the blocker works: the kit itself says what it needs
     assert result["kit"] == "assignors.testing needs Hypothesis: pip install 'assignors[testing]'"
+
+
+def test_no_module_imports_an_optional_package_outside_a_function() -> None:
+    """Not even for type checking or behind a try: each import of pyspark, pandas, pyarrow or Hypothesis in
+    ``src/assignors`` runs only when the function that needs it does."""
+    found = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "src" / "assignors").rglob("*.py")):
+        pending: list[tuple[ast.AST, bool]] = [(ast.parse(path.read_text(encoding="utf-8")), False)]
+        while pending:
+            node, in_function = pending.pop()
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.Import | ast.ImportFrom) and not in_function:
+                    names = [a.name for a in child.names] if isinstance(child, ast.Import) else [child.module or ""]
+                    found += [f"{path.name}:{child.lineno} {n}" for n in names if n.split(".")[0] in BLOCKED]
+                nested = isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+                pending.append((child, in_function or nested))
+    assert found == []

@@ -133,7 +133,7 @@ def without_double_claims(subscriptions: Mapping[str, Subscription]) -> dict[str
 def server_groups(draw: st.DrawFn, *, max_members: int = 8, identical: bool | None = None) -> Group:
     """A KIP-848 group: ``owned_partitions`` is each member's previous target (disjoint, possibly stale)."""
     with_owned = draw(st.booleans())
-    group = draw(
+    group: Group = draw(
         groups(max_members=max_members, max_topics=4, max_partitions=10, owned=with_owned, identical=identical)
     )
     if draw(st.booleans()):

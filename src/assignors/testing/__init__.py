@@ -5,12 +5,6 @@ return readable reports, usable against any object that satisfies
 :class:`assignors.ConsumerPartitionAssignor`.
 """
 
-try:
-    import hypothesis  # noqa: F401
-except ImportError:  # pragma: no cover - exercised only without the extra
-    msg = "assignors.testing needs Hypothesis: pip install 'assignors[testing]'"
-    raise ImportError(msg) from None
-
 from assignors.testing._battery import (
     check_assignor,
     cooperative_safety_problems,

@@ -5,13 +5,10 @@ passes. Each machine adds how a member joins and restarts, and what must hold af
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from assignors._classic.events import AddPartitions, Crash, Event, Leave, Subscribe
-
-if TYPE_CHECKING:
-    from hypothesis import strategies as st
-    from hypothesis.stateful import RuleBasedStateMachine
+from assignors.testing._types import DataObject, SearchStrategy, StateMachine
 
 __all__ = ["Driven", "event_machine", "topic_subsets"]
 
@@ -24,14 +21,14 @@ class Driven(Protocol):
     def advance(self, to: float) -> None: ...
 
 
-def topic_subsets(names: list[str]) -> st.SearchStrategy[tuple[str, ...]]:
+def topic_subsets(names: list[str]) -> SearchStrategy:
     """Non-empty subscriptions to some of ``names``, in drawing order."""
     from hypothesis import strategies as st
 
     return st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True).map(tuple)
 
 
-def event_machine(counts: Mapping[str, int], waits: tuple[float, ...]) -> type[RuleBasedStateMachine]:
+def event_machine(counts: Mapping[str, int], waits: tuple[float, ...]) -> StateMachine:
     """A base ``RuleBasedStateMachine``: ``sim``, the clock ``now``, the ``up`` members and the shared rules.
 
     Args:
@@ -64,14 +61,14 @@ def event_machine(counts: Mapping[str, int], waits: tuple[float, ...]) -> type[R
 
         @precondition(lambda self: bool(self.up))
         @rule(data=st.data(), crash=st.booleans())
-        def leave_or_crash(self, data: st.DataObject, crash: bool) -> None:  # noqa: FBT001 - hypothesis passes it
+        def leave_or_crash(self, data: DataObject, crash: bool) -> None:  # noqa: FBT001 - hypothesis passes it
             handle = data.draw(st.sampled_from(self.up), label="member")
             self.up.remove(handle)
             self.sim.apply(Crash(self.now, handle) if crash else Leave(self.now, handle))
 
         @precondition(lambda self: bool(self.up))
         @rule(data=st.data(), topics=subsets)
-        def subscribe(self, data: st.DataObject, topics: tuple[str, ...]) -> None:
+        def subscribe(self, data: DataObject, topics: tuple[str, ...]) -> None:
             self.sim.apply(Subscribe(self.now, data.draw(st.sampled_from(self.up), label="member"), topics))
 
         @rule(topic=st.sampled_from(names), more=st.integers(1, 4))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 from assignors._core.interface import ConsumerPartitionAssignor
 from assignors._core.metrics import check_assignment
@@ -23,10 +23,7 @@ from assignors.testing._checks import (
     validity_problems,
 )
 from assignors.testing._strategies import Group, groups
-
-if TYPE_CHECKING:
-    from hypothesis import settings
-    from hypothesis import strategies as st
+from assignors.testing._types import DataObject, SearchStrategy, Settings
 
 __all__ = [
     "AssignorFactory",
@@ -185,8 +182,8 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
     cooperative: bool | None = None,
     max_rounds: int = 4,
     max_examples: int | None = None,
-    group_strategy: st.SearchStrategy[Group] | None = None,
-    hypothesis_settings: settings | None = None,
+    group_strategy: SearchStrategy | None = None,
+    hypothesis_settings: Settings | None = None,
 ) -> None:
     """Fuzz ``assignor`` against every invariant that applies; raise on the first broken one.
 
@@ -233,7 +230,7 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
         **options,  # type: ignore[arg-type]
     )
     @given(group=strategy, data=st.data())
-    def battery(group: Group, data: st.DataObject) -> None:
+    def battery(group: Group, data: DataObject) -> None:
         _run_battery(make, group, data, balance=balance, sticky=sticky, cooperative=cooperative, max_rounds=max_rounds)
 
     battery()
@@ -242,7 +239,7 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
 def _run_battery(  # noqa: PLR0913 - the battery's options
     make: AssignorFactory,
     group: Group,
-    data: st.DataObject,
+    data: DataObject,
     *,
     balance: Balance,
     sticky: bool,

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from assignors._classic.events import Join, Restart
 from assignors._core.model import COOPERATIVE_STICKY_ASSIGNOR_NAME, RANGE_ASSIGNOR_NAME, TopicPartition
 from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline, Instant, ServerAssignor
 from assignors.testing._base_machine import event_machine, topic_subsets
 from assignors.testing._checks import InvariantViolationError
-
-if TYPE_CHECKING:
-    from hypothesis.stateful import RuleBasedStateMachine
+from assignors.testing._types import StateMachine
 
 __all__ = ["consumer_group_problems", "consumer_group_state_machine"]
 
@@ -78,7 +75,7 @@ def consumer_group_state_machine(
         (COOPERATIVE_STICKY_ASSIGNOR_NAME,),
         (RANGE_ASSIGNOR_NAME, COOPERATIVE_STICKY_ASSIGNOR_NAME),
     ),
-) -> type[RuleBasedStateMachine]:
+) -> StateMachine:
     """A ``RuleBasedStateMachine`` class driving a consumer-protocol group through random events.
 
     Members join (consumer protocol with ``assignor``, a server strategy name or a server

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from assignors._classic.events import Join, Restart
 from assignors._core.errors import UnknownAssignorError
@@ -14,9 +13,7 @@ from assignors.testing._base_machine import event_machine, topic_subsets
 from assignors.testing._battery import AssignorFactory, as_factory
 from assignors.testing._checks import InvariantViolationError, simulation_problems
 from assignors.testing._consumer import consumer_group_state_machine
-
-if TYPE_CHECKING:
-    from hypothesis.stateful import RuleBasedStateMachine
+from assignors.testing._types import StateMachine
 
 __all__ = ["group_state_machine"]
 
@@ -25,9 +22,7 @@ def _is_server_assignor(assignor: object) -> bool:
     return isinstance(assignor, ServerAssignor) or (isinstance(assignor, type) and issubclass(assignor, ServerAssignor))
 
 
-def _server_machine(
-    assignor: object, partitions: Mapping[str, int] | None, session_timeout_s: float
-) -> type[RuleBasedStateMachine]:
+def _server_machine(assignor: object, partitions: Mapping[str, int] | None, session_timeout_s: float) -> StateMachine:
     """The consumer-protocol machine for a KIP-848 server assignor (a strategy name, object or class)."""
     if isinstance(assignor, str):
         if assignor not in STRATEGIES:
@@ -46,7 +41,7 @@ def group_state_machine(
     *,
     partitions: Mapping[str, int] | None = None,
     session_timeout_s: float = 10.0,
-) -> type[RuleBasedStateMachine]:
+) -> StateMachine:
     """A ``RuleBasedStateMachine`` class: members join, leave, crash, restart (static or not,
     within or beyond the session timeout), resubscribe, topics grow and time passes, in a
     :class:`~assignors.rebalance.GroupSimulator` whose members all use ``assignor``. A KIP-848

@@ -24,12 +24,11 @@ from assignors._core.model import (
     TopicPartition,
 )
 from assignors._groups.scenario import Scenario
+from assignors.testing._types import DrawFn, SearchStrategy
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from random import Random
-
-    from hypothesis import strategies as st
 
 __all__ = ["Group", "assignments", "clusters", "event_sequences", "groups", "subscriptions", "topic_names"]
 
@@ -39,13 +38,13 @@ RACKS = ("a", "b", "c")
 _T = TypeVar("_T")
 
 
-def _composite(draw_one: Callable[..., _T]) -> Callable[..., st.SearchStrategy[_T]]:
+def _composite(draw_one: Callable[..., _T]) -> Callable[..., SearchStrategy]:
     """``hypothesis.strategies.composite``, applied at the first call: importing this module imports no Hypothesis
     (``import assignors`` and its submodules stay dependency-free), drawing up a strategy does."""
-    built: list[Callable[..., st.SearchStrategy[_T]]] = []
+    built: list[Callable[..., SearchStrategy]] = []
 
     @wraps(draw_one)
-    def strategy(*args: Any, **kwargs: Any) -> st.SearchStrategy[_T]:
+    def strategy(*args: Any, **kwargs: Any) -> SearchStrategy:
         if not built:
             from hypothesis import strategies as st
 
@@ -83,7 +82,7 @@ class Group:
 
 @_composite
 def clusters(
-    draw: st.DrawFn,
+    draw: DrawFn,
     *,
     min_topics: int = 1,
     max_topics: int = 4,
@@ -117,7 +116,7 @@ def clusters(
 
 @_composite
 def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies take them
-    draw: st.DrawFn,
+    draw: DrawFn,
     *,
     min_members: int = 1,
     max_members: int = 8,
@@ -178,23 +177,21 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
     return Group(cluster, subscriptions)
 
 
-def topic_names(*, max_size: int = 12) -> st.SearchStrategy[str]:
+def topic_names(*, max_size: int = 12) -> SearchStrategy:
     """Non-empty topic names of any Unicode text (what the wire format carries), ``max_size`` characters at most."""
     from hypothesis import strategies as st
 
     return st.text(st.characters(codec="utf-8"), min_size=1, max_size=max_size)
 
 
-def _any_partitions() -> st.SearchStrategy[TopicPartition]:
+def _any_partitions() -> SearchStrategy:
     from hypothesis import strategies as st
 
     return st.builds(TopicPartition, topic_names(max_size=6), st.integers(0, 2**31 - 1))
 
 
 @_composite
-def subscriptions(
-    draw: st.DrawFn, *, max_topics: int = 5, max_owned: int = 8, static: bool | None = None
-) -> Subscription:
+def subscriptions(draw: DrawFn, *, max_topics: int = 5, max_owned: int = 8, static: bool | None = None) -> Subscription:
     """Single subscriptions with every field drawn: topics, user data (or None), owned
     partitions, generation (-1 or any INT32 >= 0), rack (or None), instance id (or None).
 
@@ -217,7 +214,7 @@ def subscriptions(
 
 
 @_composite
-def assignments(draw: st.DrawFn, *, max_partitions: int = 12) -> Assignment:
+def assignments(draw: DrawFn, *, max_partitions: int = 12) -> Assignment:
     """Single member assignments: distinct partitions in any order, user data or None."""
     from hypothesis import strategies as st
 
@@ -233,7 +230,7 @@ _DEFAULT_CONFIGS: tuple[tuple[str, ...], ...] = (
 
 @_composite
 def event_sequences(  # noqa: PLR0913, PLR0915 - keyword-only bounds; one small state machine
-    draw: st.DrawFn,
+    draw: DrawFn,
     *,
     max_events: int = 12,
     max_topics: int = 3,
