@@ -268,9 +268,10 @@ def _summary(totals: Mapping[tuple[str, str], Mapping[str, Any]], *, compared: b
     ]
 
 
-def _handovers(runs: Mapping[str, Any], model: PauseModel) -> list[str]:
+def _handovers(runs: Mapping[str, Any], model: PauseModel, measured: Mapping[str, float]) -> list[str]:
     """KIP-848's hand-overs as the records show them (``assignors collect``'s ``handovers`` table), the factors
-    ``assignors evaluate --actual`` would derive from them, and the same factors as the members measured them."""
+    ``assignors evaluate --actual`` would derive from them, and the same factors as the members measured them
+    (``measured``: this run's fit)."""
     found = runs.get("collected") or {}
     if "error" in found:
         return []
@@ -280,7 +281,6 @@ def _handovers(runs: Mapping[str, Any], model: PauseModel) -> list[str]:
             seconds.setdefault(kind, []).extend(values)
     if not seconds:
         return []
-    measured = fit_factors(runs)
     interval = float(runs["settings"]["broker_heartbeat_ms"]) / 1000
     parts = []
     for kind, field in (
@@ -376,6 +376,7 @@ def markdown(
     after_rank = _ranks(totals, "after")
     before_rank = _ranks(totals, "before")
     s = runs["settings"]
+    fitted = fit_factors(runs)  # this run's own fit: beside the records' hand-overs, and in the parameters' table
     stalls = stall_share(runs["runs"], interval=float(s["produce_interval_s"]))
     lines = [
         "# Calibration: predicted against observed on real consumer groups",
@@ -394,7 +395,7 @@ def markdown(
         "",
         *_summary(totals, compared=bool(earlier)),
         *_collected(runs),
-        *_handovers(runs, model),
+        *_handovers(runs, model, fitted),
         "",
         (
             f"Apache Kafka {runs['kafka_version']}, one local broker (KRaft), {len(runs['runs'])} groups in "
@@ -473,7 +474,6 @@ def markdown(
                 f"{_why(t, t['spread'], key[0])} |"
             )
         lines.append("")
-    fitted = fit_factors(runs)
     clients = fit_clients(runs)
     others = sorted(c for c in CLIENT_PAUSE_FACTORS if c in clients)
     lines += [

@@ -347,11 +347,11 @@ def test_the_report_sets_the_records_hand_overs_beside_the_members_measure() -> 
     mean 1.5 s, less the 0.1 s fetch, over the run's 2 s broker heartbeat: 0.7."""
     collected = {"g1": {"handovers": {"consumer_move": [1.0, 2.3, 1.2]}}, "g2": {"handovers": {}}}
     runs = {"settings": SETTINGS_JSON, "runs": [], "collected": collected}
-    (line,) = _handovers(runs, PauseModel(fetch_seconds=0.1))
+    (line,) = _handovers(runs, PauseModel(fetch_seconds=0.1), {"consumer_move_heartbeats": 0.0})
     assert line.startswith(
         "- KIP-848's hand-overs in the records (`assignors collect`'s `handovers` table): 3 consumer moves, mean 1.50 "
         "s (median 1.20 s): `consumer_move_heartbeats` 0.700 as `assignors evaluate --actual` derives it, 0.000 as "
         "the members measured it"
     )
-    assert _handovers({**runs, "collected": {"g": {"snapshots": 3}}}, PauseModel()) == []  # recorded before it
-    assert _handovers({**runs, "collected": {"error": "boom"}}, PauseModel()) == []
+    assert _handovers({**runs, "collected": {"g": {"snapshots": 3}}}, PauseModel(), {}) == []  # recorded before it
+    assert _handovers({**runs, "collected": {"error": "boom"}}, PauseModel(), {}) == []
