@@ -148,7 +148,14 @@ def test_the_replay_split_keeps_every_import_path() -> None:
         ],
         "spark_udfs.tables.schemas": ["ddl"],
         "spark_udfs.replay.group_replay": ["STRATEGIES", "GroupDataError", "MemberRow", "TopicHistory", "replay_group"],
-        "spark_udfs.replay.frames": ["member_rows", "replay_frame", "rows_to_frame"],
+        "spark_udfs.replay.frames": [
+            "member_rows",
+            "replay_frame",
+            "replay_table",
+            "rows_to_frame",
+            "rows_to_table",
+            "table_member_rows",
+        ],
         "spark_udfs.replay.weights": ["WeightHistory"],
         "spark_udfs.replay.timing": ["PauseTiming"],
     }

@@ -1,8 +1,8 @@
 """The history evaluation on Spark: every group's membership history replayed under each strategy.
 
 :func:`evaluate_history` checks the tables' schemas, ships the small tables (topics, weights) to
-the workers and runs :func:`spark_udfs.replay.frames.replay_frame` once per group
-(``groupBy("group_id").applyInPandas``), on a local session, a cluster or Spark Connect.
+the workers and runs :func:`spark_udfs.replay.frames.replay_table` once per group
+(``groupBy("group_id").applyInArrow``), on a local session, a cluster or Spark Connect.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from assignors.tables import (
 )
 from spark_udfs.jobs.actual import evaluate_actual, observe_handovers, observe_timing
 from spark_udfs.replay.actual import derived_model
-from spark_udfs.replay.frames import replay_frame
+from spark_udfs.replay.frames import replay_table
 from spark_udfs.replay.group_replay import (
     TopicHistory,
     check_weighted,
@@ -48,7 +48,7 @@ from spark_udfs.tables.csv_checks import bad_values
 from spark_udfs.tables.schemas import check_schema, ddl, with_optional_columns
 
 if TYPE_CHECKING:
-    import pandas as pd
+    import pyarrow as pa
     from pyspark.sql import DataFrame
 
 __all__ = ["Evaluation", "evaluate", "evaluate_history"]
@@ -299,9 +299,12 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
     model, notes = _derived(model, membership, actual, handovers)
     parameters = _parameters(model, names, kafka_version, kafka_source)
 
-    def replay(frame: pd.DataFrame) -> pd.DataFrame:
-        return replay_frame(
-            frame,
+    session = membership.sparkSession
+    time_zone = str(session.conf.get("spark.sql.session.timeZone") or "UTC")
+
+    def replay(group: pa.Table) -> pa.Table:
+        return replay_table(
+            group,
             history,
             names,
             detail=detail,
@@ -309,14 +312,17 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
             timing=model,
             errors=errors,
             kafka_version=kafka_version,
+            time_zone=time_zone,
         )
 
     # Spread the groups over the shuffle partitions: adaptive execution would otherwise
     # coalesce a small input into one partition, and the replay is CPU-bound. Read from the
     # session's SQL conf, so it works over Spark Connect (no SparkContext).
-    parallelism = max(int(membership.sparkSession.conf.get("spark.sql.shuffle.partitions") or 8), 1)
+    parallelism = max(int(session.conf.get("spark.sql.shuffle.partitions") or 8), 1)
     selected = membership.select(*column_names(MEMBERSHIP_COLUMNS)).repartition(parallelism, "group_id")
-    output = selected.groupBy("group_id").applyInPandas(replay, schema=ddl(columns))
+    # Arrow in and out (replay_table): pandas frames and Spark's conversions of them cost a worker about a fifth of
+    # its time on the demo's history (replay_frame is the same replay on pandas frames)
+    output = selected.groupBy("group_id").applyInArrow(replay, schema=ddl(columns))
     checks = None
     if actual is not None:
         # the recorded assignments are measured on the topics as recorded: a bad topics row is the replay's error
