@@ -202,7 +202,8 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
             write_local_parquet(rows, columns, local / name)
         else:
             spark.createDataFrame(rows, ddl(columns)).write.mode("overwrite").parquet(join_uri(inputs, name))
-    saved = {name: spark.read.parquet(join_uri(inputs, name)) for name in tables}
+    # read with the schemas they were written with: Spark need not open the files to infer them
+    saved = {name: spark.read.schema(ddl(tables[name][1])).parquet(join_uri(inputs, name)) for name in tables}
     return run_evaluation(
         spark,
         saved["membership"],
