@@ -109,9 +109,30 @@ def replay_frame(  # noqa: PLR0913 - the replay's options
     import pandas as pd
 
     group_id = _value(frame["group_id"].iloc[0]) if len(frame) else None
+    settings = (detail, weights, timing, errors, kafka_version)
+    output, details = _replayed(group_id, member_rows(frame), history, strategies, settings)
+    result = rows_to_frame(output, OUTPUT_COLUMNS)
+    if details is not None:
+        result["detail"] = pd.Series(details, dtype="object")
+    return result
+
+
+_Settings = tuple[
+    bool, "WeightHistory | None", "PauseModel | PauseTiming", "Mapping[str | None, str] | None", "str | None"
+]
+
+
+def _replayed(
+    group_id: str | None, rows: list[MemberRow], history: TopicHistory, strategies: Sequence[str], settings: _Settings
+) -> tuple[list[Row], list[list[dict[str, Any]]] | None]:
+    """The body both paths share: the group's output rows and (with ``detail``) each row's ``detail``.
+
+    ``settings``: :func:`replay_frame`'s ``detail``, ``weights``, ``timing``, ``errors`` and ``kafka_version``.
+    """
+    detail, weights, timing, errors, kafka_version = settings
     output, members = replay_group(
         group_id,
-        member_rows(frame),
+        rows,
         history,
         strategies,
         detail=detail,
@@ -120,20 +141,14 @@ def replay_frame(  # noqa: PLR0913 - the replay's options
         input_error=(errors or {}).get(group_id),
         kafka_version=kafka_version,
     )
-    result = rows_to_frame(output, OUTPUT_COLUMNS)
-    if detail:
-        result["detail"] = pd.Series(_details(output, members), dtype="object")
-    return result
-
-
-def _details(output: list[Row], members: list[Row]) -> list[list[dict[str, Any]]]:
-    """Each output row's ``detail``: the per-member partitions of its snapshot and strategy."""
+    if not detail:
+        return output, None
     nested: dict[tuple[Any, str], list[dict[str, Any]]] = {}
     for row in members:
         nested.setdefault((row["snapshot_ts"], row["strategy"]), []).append(
             {"member": row["member"], "partitions": row["partitions"]}
         )
-    return [nested.get((row["snapshot_ts"], row["strategy"]), []) for row in output]
+    return output, [nested.get((row["snapshot_ts"], row["strategy"]), []) for row in output]
 
 
 def replay_table(  # noqa: PLR0913 - the replay's options
@@ -158,21 +173,11 @@ def replay_table(  # noqa: PLR0913 - the replay's options
     import pyarrow as pa
 
     group_id = table.column("group_id")[0].as_py() if table.num_rows else None
-    rows = table_member_rows(table, time_zone)
-    output, members = replay_group(
-        group_id,
-        rows,
-        history,
-        strategies,
-        detail=detail,
-        weights=weights,
-        timing=timing,
-        input_error=(errors or {}).get(group_id),
-        kafka_version=kafka_version,
-    )
+    settings = (detail, weights, timing, errors, kafka_version)
+    output, details = _replayed(group_id, table_member_rows(table, time_zone), history, strategies, settings)
     large = pa.types.is_large_string(table.schema.field("member_id").type)
     columns = [*OUTPUT_COLUMNS, ("detail", ASSIGNMENT_TYPE)] if detail else list(OUTPUT_COLUMNS)
-    values = {"detail": _details(output, members)} if detail else {}
+    values = {"detail": details} if details is not None else {}
     return rows_to_table(output, columns, large=large, time_zone=time_zone, values=values)
 
 
