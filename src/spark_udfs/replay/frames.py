@@ -224,13 +224,10 @@ def rows_to_table(
     for name, kind in columns:
         column = values[name] if values and name in values else [row[name] for row in rows]
         if kind == "timestamp":
-            naive = pa.array(column, type=pa.timestamp("us"))
-            local = (
-                naive.cast(pa.timestamp("us", tz="UTC"))
-                if time_zone == "UTC"
-                else pc.assume_timezone(naive, time_zone, ambiguous="earliest", nonexistent="earliest")
-            )
-            arrays.append(local.cast(pa.timestamp("us", tz="UTC")))
+            stamps = pa.array(column, type=pa.timestamp("us"))
+            if time_zone != "UTC":  # wall-clock times of the session's zone: their instants
+                stamps = pc.assume_timezone(stamps, time_zone, ambiguous="earliest", nonexistent="earliest")
+            arrays.append(stamps.cast(pa.timestamp("us", tz="UTC")))
         else:
             arrays.append(pa.array(column, type=_arrow_kind(kind, large=large), from_pandas=True))
     return pa.Table.from_arrays(arrays, names=[name for name, _ in columns])
