@@ -1,4 +1,5 @@
-"""Property-based testing for any assignor (needs the ``testing`` extra: hypothesis).
+"""Property-based testing for any assignor (its strategies, state machines and battery need the ``testing`` extra:
+Hypothesis; the package imports without it).
 
 Strategies that draw clusters and whole consumer groups, and invariant checks that
 return readable reports, usable against any object that satisfies

@@ -23,7 +23,7 @@ from assignors.testing._checks import (
     validity_problems,
 )
 from assignors.testing._strategies import Group, groups
-from assignors.testing._types import DataObject, SearchStrategy, Settings
+from assignors.testing._types import DataObject, SearchStrategy, Settings, require_hypothesis
 
 __all__ = [
     "AssignorFactory",
@@ -213,6 +213,7 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
     Raises:
         InvariantViolationError: naming the invariant, the problems, and the shrunk group.
     """
+    require_hypothesis()
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -246,6 +247,7 @@ def _run_battery(  # noqa: PLR0913 - the battery's options
     cooperative: bool,
     max_rounds: int,
 ) -> None:
+    require_hypothesis()
     from hypothesis import strategies as st
 
     cluster, subs = group.cluster, group.subscriptions

@@ -24,7 +24,7 @@ from assignors._core.model import (
     TopicPartition,
 )
 from assignors._groups.scenario import Scenario
-from assignors.testing._types import DrawFn, SearchStrategy
+from assignors.testing._types import DrawFn, SearchStrategy, require_hypothesis
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -46,6 +46,7 @@ def _composite(draw_one: Callable[..., _T]) -> Callable[..., SearchStrategy]:
     @wraps(draw_one)
     def strategy(*args: Any, **kwargs: Any) -> SearchStrategy:
         if not built:
+            require_hypothesis()
             from hypothesis import strategies as st
 
             built.append(st.composite(draw_one))
@@ -97,6 +98,7 @@ def clusters(
         max_partitions: most partitions of one topic (zero partitions is drawn too).
         racks: whether partitions carry replica racks (from ``a``, ``b``, ``c``); None draws it.
     """
+    require_hypothesis()
     from hypothesis import strategies as st
 
     count = draw(st.integers(min_topics, max_topics))
@@ -144,6 +146,7 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
         owned: members claim random partitions (of any topic, some claimed twice) with random
             generations from -1 to 3, as after an arbitrary history.
     """
+    require_hypothesis()
     from hypothesis import strategies as st
 
     with_racks = draw(st.booleans()) if racks is None else racks
@@ -179,12 +182,14 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
 
 def topic_names(*, max_size: int = 12) -> SearchStrategy:
     """Non-empty topic names of any Unicode text (what the wire format carries), ``max_size`` characters at most."""
+    require_hypothesis()
     from hypothesis import strategies as st
 
     return st.text(st.characters(codec="utf-8"), min_size=1, max_size=max_size)
 
 
 def _any_partitions() -> SearchStrategy:
+    require_hypothesis()
     from hypothesis import strategies as st
 
     return st.builds(TopicPartition, topic_names(max_size=6), st.integers(0, 2**31 - 1))
@@ -256,6 +261,7 @@ def event_sequences(  # noqa: PLR0913, PLR0915 - keyword-only bounds; one small 
             one (False; it may still change on restart with ``mixed``).
         session_timeout_s: the group's session timeout.
     """
+    require_hypothesis()
     from hypothesis import strategies as st
 
     topics = [f"t{i}" for i in range(draw(st.integers(1, max_topics)))]

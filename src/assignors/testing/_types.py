@@ -4,14 +4,16 @@ Aliases of ``Any``, because no module of ``assignors`` imports Hypothesis outsid
 checking: ``import assignors`` stays free of it, and the ``testing`` extra is needed only when a strategy, a state
 machine or the battery is built. The values behind them are Hypothesis's own.
 
-Importing this module (every module of the kit that builds with Hypothesis does, ``assignors.testing`` first of
-all through ``_battery``) checks that Hypothesis is installed, without importing it.
+Every function of the kit that builds with Hypothesis calls :func:`require_hypothesis` before it imports it, so the
+kit imports without the extra (its checks, ``KafkaBroker`` and the group runners need none) and a strategy, a state
+machine or the battery says what is missing when it is built.
 """
 
 import importlib.util
+import sys
 from typing import Any, TypeAlias
 
-__all__ = ["DataObject", "DrawFn", "SearchStrategy", "Settings", "StateMachine"]
+__all__ = ["DataObject", "DrawFn", "SearchStrategy", "Settings", "StateMachine", "require_hypothesis"]
 
 SearchStrategy: TypeAlias = Any
 """A ``hypothesis.strategies.SearchStrategy``."""
@@ -25,14 +27,21 @@ Settings: TypeAlias = Any
 """A ``hypothesis.settings``."""
 
 
-def _has_hypothesis() -> bool:
-    """Whether Hypothesis can be imported, found without importing it."""
+MISSING = "assignors.testing needs Hypothesis: pip install 'assignors[testing]'"
+"""What building a strategy, a state machine or the battery raises without the ``testing`` extra."""
+
+
+def require_hypothesis() -> None:
+    """Raise ``ImportError`` (:data:`MISSING`) unless Hypothesis can be imported, found without importing it.
+
+    Raises:
+        ImportError: the ``testing`` extra is not installed.
+    """
+    if "hypothesis" in sys.modules:
+        return
     try:
-        return importlib.util.find_spec("hypothesis") is not None
+        found = importlib.util.find_spec("hypothesis") is not None
     except (ImportError, ValueError):  # a finder refused it, or a broken installation
-        return False
-
-
-if not _has_hypothesis():  # pragma: no cover - exercised only without the extra
-    msg = "assignors.testing needs Hypothesis: pip install 'assignors[testing]'"
-    raise ImportError(msg)
+        found = False
+    if not found:
+        raise ImportError(MISSING)
