@@ -196,7 +196,7 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
         "topics": (history.topics, TOPICS_COLUMNS),
         "weights": (history.weights, WEIGHTS_COLUMNS),
     }
-    local = _local_inputs(spark, inputs)
+    local = _local_directory(spark, inputs)
     for name, (rows, columns) in tables.items():
         if local is not None:  # no Spark job: three small files written by this process
             write_local_parquet(rows, columns, local / name)
@@ -222,20 +222,20 @@ def run_demo(  # noqa: PLR0913 - the CLI's options
     )
 
 
-def _local_inputs(spark: SparkSession, inputs: str) -> Path | None:
-    """Where this process may write a table itself (the demo's inputs, the parameters): ``inputs``' local path when
+def _local_directory(spark: SparkSession, uri: str) -> Path | None:
+    """Where this process may write a table itself (the demo's inputs, the parameters): ``uri``'s local path when
     the session is a ``local[...]`` one (its executors share this file system), else None (Spark writes it, where
     it runs)."""
     if is_connect(spark) or not str(spark.conf.get("spark.master", "") or "").startswith("local"):
         return None
-    return local_path(inputs)
+    return local_path(uri)
 
 
 def _write_parameters(spark: SparkSession, parameters: Sequence[TimingParameter], out: str) -> None:
     """``out/parameters`` (Parquet, any URI) and, when ``out`` is local, ``out/parameters.json``."""
     rows = [p.row() for p in parameters]
     values = [tuple(r.values()) for r in rows]
-    here = _local_inputs(spark, out)
+    here = _local_directory(spark, out)
     if here is not None:  # a local session and directory: no Spark job for a few rows (1.4-1.8 s of a demo's 36)
         write_local_parquet(values, PARAMETERS_COLUMNS, here / "parameters")
     else:
