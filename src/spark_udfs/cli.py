@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from assignors import AssignorError, ConfigurationError
 from assignors.cli import CliError
 from assignors.cli import main as assignors_main
+from assignors.collect import CLUSTER_FILE, read_cluster_file
 from assignors.consumer_group import KAFKA_VERSION
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.metrics import DEFAULT_PAUSE_MODEL
@@ -32,7 +33,7 @@ from assignors.tables import ACTUAL_COLUMNS, HANDOVERS_COLUMNS, MEMBERSHIP_COLUM
 from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS
 from spark_udfs.jobs.evaluate import print_summary, run_demo, run_evaluation
 from spark_udfs.replay.group_replay import ALL_STRATEGIES, WEIGHTED_STRATEGIES, default_strategies, strategy_assignor
-from spark_udfs.replay.timing import OPTION_FIELDS, timing_model
+from spark_udfs.replay.timing import OPTION_FIELDS, cluster_kafka_version, timing_model
 from spark_udfs.report.ranking import DEFAULT_RANK_BY, RANK_KEYS, RankingError, parse_rank_by
 from spark_udfs.session import SessionError, first_line, get_session
 from spark_udfs.tables.paths import local_path
@@ -147,6 +148,23 @@ def _handovers_path(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _cluster_kafka(args: argparse.Namespace) -> dict[str, Any]:
+    """The Kafka version of the cluster ``assignors collect`` read (its ``cluster.json`` beside a local
+    ``--actual`` or ``--membership``), and its source; nothing when there is no such file."""
+    for table in (args.actual, args.membership):
+        if not table or "://" in str(table):
+            continue
+        path = Path(table).parent / CLUSTER_FILE
+        if path.is_file():
+            try:
+                cluster = read_cluster_file(path)
+            except ConfigurationError as error:
+                raise CliError(str(error)) from None
+            version, source = cluster_kafka_version(cluster, str(path), args.strategies)
+            return {"kafka_version": version, "kafka_source": source}
+    return {}
+
+
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     require_spark()
     # the default resolved here (with --weights: weighted-sticky too), so what follows reads a list
@@ -160,6 +178,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         raise CliError(msg)
     _check_kafka_version(args.kafka_version, args.strategies)
     costs = _costs(args)  # bad timing options fail before Spark starts
+    if args.kafka_version is None:
+        costs.update(_cluster_kafka(args))
     _check_out(args.out)
     _check_report(args.report)
     handovers_path = _handovers_path(args)
@@ -340,8 +360,9 @@ def _add_score_options(parser: argparse.ArgumentParser) -> None:
         "--kafka-version",
         metavar="X.Y.Z",
         help=(
-            "the brokers' Kafka version: uniform and consumer-range replay as it runs them "
-            f"(default: the project's pinned Kafka, {KAFKA_VERSION})"
+            "the brokers' Kafka version: uniform and consumer-range replay as it runs them (default: the release "
+            "assignors collect read from the cluster, in cluster.json beside a local --actual or --membership; "
+            f"else the project's pinned Kafka, {KAFKA_VERSION})"
         ),
     )
 

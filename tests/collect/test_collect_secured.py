@@ -27,10 +27,11 @@ pytest.importorskip("confluent_kafka", reason="needs the collect extra")
 pq = pytest.importorskip("pyarrow.parquet", reason="needs the collect extra")
 
 from assignors import Assignment, Subscription, TopicPartition  # noqa: E402
+from assignors.collect import VersionUnreadError, read_cluster_file, read_cluster_version  # noqa: E402
 from assignors.offsets_topic import GroupMetadata, MemberMetadata, encode_record  # noqa: E402
 from assignors.testing import KafkaBroker  # noqa: E402
 from assignors.testing._groups import MemberProcess, MemberSpec, Observation, settle_group  # noqa: E402
-from helpers.kafka_jvm import classpath  # noqa: E402
+from helpers.kafka_jvm import classpath, kafka_version  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.kafka]
 
@@ -283,6 +284,10 @@ def test_the_admin_route_records_what_the_members_held_where_read_is_refused(  #
         said = log.read_text(encoding="utf-8")
         assert "not allowed to read __consumer_offsets as User:carol" in said
         assert "route: READ is refused (--via auto): taking the Admin API instead" in said
+        release = ".".join(kafka_version().split(".")[:2])
+        assert f"cluster: Apache Kafka {release} (metadata.version up to level " in said
+        cluster = read_cluster_file(out / "cluster.json")
+        assert (cluster.release, cluster.broker) == (release, broker.listener("SASL_SSL"))
         for group in GROUPS:
             recorded = _recorded(out, group)
             assert [snapshot for _, snapshot in recorded] == steps[group], group
@@ -313,6 +318,26 @@ def test_the_admin_route_records_what_the_members_held_where_read_is_refused(  #
             for member in group_members:
                 if member.alive():
                     member.kill()
+
+
+def test_the_clusters_version_is_read_on_every_listener_before_any_login(broker: KafkaBroker, tmp_path: Path) -> None:
+    """ApiVersions is answered ahead of the SASL handshake: no user is needed, TLS is the listener's own; a CA that
+    did not sign the broker's certificate is named as TLS's refusal."""
+    release = ".".join(kafka_version().split(".")[:2])
+    for protocol in ("PLAINTEXT", "SASL_PLAINTEXT", "SSL", "SASL_SSL"):
+        settings = broker.client_settings(protocol)
+        assert read_cluster_version(settings, timeout=30).release == release, protocol
+    stranger = tmp_path / "stranger.pem"
+    subprocess.run(  # noqa: S603 - openssl, fixed arguments
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(tmp_path / "k.pem"),  # noqa: S607
+         "-out", str(stranger), "-days", "1", "-subj", "/CN=stranger"],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    wrong = {**broker.client_settings("SSL"), "ssl.ca.location": str(stranger)}
+    with pytest.raises(VersionUnreadError, match=r": TLS: CERTIFICATE_VERIFY_FAILED"):
+        read_cluster_version(wrong, timeout=30)
+    insecure = {**wrong, "enable.ssl.certificate.verification": "false"}
+    assert read_cluster_version(insecure, timeout=30).release == release
 
 
 # --- a broker that dies in the middle of a read, and one that restarts under --follow --------------------------

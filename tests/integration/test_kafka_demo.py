@@ -93,6 +93,23 @@ def test_the_report_holds_the_same_headline(demo: Demo) -> None:
     assert 'id="self-check"' in page
 
 
+def test_the_replay_runs_the_kafka_release_collect_read_from_the_cluster(demo: Demo) -> None:
+    """``collect`` wrote the broker's release (its ApiVersions) beside the tables; ``evaluate --actual`` replayed
+    uniform and consumer-range as that release's newest patch and says so in its parameters."""
+    from assignors.collect import NEWEST_PATCH, read_cluster_file
+
+    release = ".".join(kafka_version().split(".")[:2])
+    cluster = read_cluster_file(demo.out / "history" / "cluster.json")
+    assert (cluster.release, cluster.broker, cluster.group_version) == (release, demo.bootstrap, 1)
+    parameters = json.loads((demo.out / "report" / "parameters.json").read_text(encoding="utf-8"))
+    row = next(p for p in parameters if p["parameter"] == "kafka_version")
+    assert row["text"] == NEWEST_PATCH[release]
+    assert row["source"].startswith(f"the cluster's own answer (Apache Kafka {release} (metadata.version up to")
+    assert row["source"].endswith(f"cluster.json): {NEWEST_PATCH[release]}, the newest {release} patch")
+    page = (demo.out / "report" / "report.html").read_text(encoding="utf-8")
+    assert html.escape(f"the cluster's own answer (Apache Kafka {release}") in page
+
+
 def test_the_self_check_reproduces_every_range_generation(demo: Demo) -> None:
     """aiokafka's members ran this project's range: every generation the broker recorded is reproduced."""
     rows = _table(demo.out / "report" / "self_check")

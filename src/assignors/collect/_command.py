@@ -32,6 +32,8 @@ from assignors.collect._admin import DEFAULT_INTERVAL, AdminHistory, collect_adm
 from assignors.collect._client import ReadDeniedError, Redactor, client_settings, read_properties
 from assignors.collect._kafka import CONNECT_SECONDS, cluster_topic_ids, collect_topic
 from assignors.collect._tables import COLLECT_TABLES, Progress, TableWriter
+from assignors.collect._version import CLUSTER_FILE, VersionUnreadError, read_cluster_version
+from assignors.consumer_group import KAFKA_VERSION
 from assignors.offsets_topic import (
     HistoryBuilder,
     TopicCounts,
@@ -251,6 +253,28 @@ _SKIP_REASONS = (
 )
 
 
+def _record_cluster(settings: dict[str, str], writer: TableWriter, progress: TextIO) -> None:
+    """The cluster's Kafka version from its ApiVersions, said on ``progress`` and written beside the tables; or,
+    when it cannot be read, why (the tables stand without it). A dump (no settings) has no cluster to ask."""
+    if not settings:
+        return
+    try:
+        found = read_cluster_version(settings, timeout=CONNECT_SECONDS)
+    except VersionUnreadError as error:
+        progress.write(
+            f"note: the cluster's Kafka version was not read ({error}); assignors evaluate replays uniform and "
+            f"consumer-range as Kafka {KAFKA_VERSION} runs them unless --kafka-version says otherwise\n"
+        )
+        return
+    replay = (
+        f"assignors evaluate replays uniform and consumer-range as Kafka {found.kafka_version}"
+        if found.kafka_version is not None
+        else f"before the server assignors the replay models: assignors evaluate replays Kafka {KAFKA_VERSION}'s"
+    )
+    writer.write_cluster(found)
+    progress.write(f"cluster: {found.describe()}; {replay} ({CLUSTER_FILE})\n")
+
+
 def _counts(builder: HistoryBuilder) -> str:
     """``N records read: group metadata A, ...`` (the kinds present)."""
     stats = builder.stats
@@ -386,6 +410,7 @@ def _run(args: argparse.Namespace, stream: TextIO, progress: TextIO, redact: Red
         return _run_admin(args, settings, groups, stream, progress)
     except KeyboardInterrupt:
         progress.write("interrupted: the tables hold every record read so far\n")
+    _record_cluster(settings, writer, progress)
     _summary(builder, args.out, stream)
     return 0
 
@@ -422,6 +447,7 @@ def _run_admin(
         )
     except KeyboardInterrupt:
         progress.write("interrupted: the tables hold every snapshot taken so far\n")
+    _record_cluster(settings, writer, progress)
     root = Path(args.out)
     stream.write(
         f"read: {history.stats['descriptions']} group descriptions; {history.stats['snapshots']} new snapshots of "

@@ -13,9 +13,12 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from assignors._core.errors import UsageError
 from assignors._core.tables import ACTUAL_COLUMNS, HANDOVERS_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
+from assignors.collect._version import CLUSTER_FILE, write_cluster_file
 
 if TYPE_CHECKING:
     from collections import Counter
+
+    from assignors.collect._version import ClusterVersion
 
 
 class History(Protocol):
@@ -93,6 +96,11 @@ class TableWriter:
             return f"the tables in {self.root} keep every snapshot read before it"
         return f"nothing was written ({self.root} is not left behind)"
 
+    def write_cluster(self, version: ClusterVersion) -> None:
+        """``cluster.json`` beside the tables, once they are written (a run that wrote nothing leaves none)."""
+        if self.root.is_dir():
+            write_cluster_file(self.root, version)
+
     def discard_if_empty(self) -> None:
         """Remove the tables' directories (and --out, if this run made it) when no snapshot was written."""
         if self._parts:
@@ -100,6 +108,7 @@ class TableWriter:
         for table in (*COLLECT_TABLES, HANDOVERS_TABLE):
             shutil.rmtree(self.root / table, ignore_errors=True)
         (self.root / ROUTE_FILE).unlink(missing_ok=True)
+        (self.root / CLUSTER_FILE).unlink(missing_ok=True)
         if self._made_root and self.root.is_dir() and not any(self.root.iterdir()):
             self.root.rmdir()
 

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from assignors import ConfigurationError
 from assignors.consumer_group import KAFKA_VERSION
 from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_PAUSE_MODEL, DEFAULT_REBALANCE_SECONDS, PauseModel
+
+if TYPE_CHECKING:
+    from assignors.collect import ClusterVersion
 
 __all__ = [
     "DEFAULT_TIMING",
@@ -25,6 +29,7 @@ __all__ = [
     "SETTINGS",
     "PauseTiming",
     "TimingParameter",
+    "cluster_kafka_version",
     "parameter_rows",
     "parameters_text",
     "pause_model",
@@ -33,6 +38,7 @@ __all__ = [
 
 PINNED_KAFKA = "the project's pinned Kafka"
 """The Kafka version's source when neither ``--kafka-version`` nor the collected tables give one."""
+_KAFKA_18688_RELEASE = "4.0"  # the one release whose patches replay uniform differently (4.0.0 against 4.0.1+)
 KAFKA_VERSION_PARAMETER = "kafka_version"
 """The parameters table's row naming the broker version ``uniform`` and ``consumer-range`` were replayed as."""
 
@@ -170,3 +176,32 @@ def parameters_text(parameters: Sequence[TimingParameter]) -> list[str]:
     width = max((len(p.parameter) for p in parameters), default=0)
     values = max((len(p.text) for p in parameters), default=0)
     return [f"  {p.parameter:<{width}}  {p.text:>{values}}  {p.source}" for p in parameters]
+
+
+def cluster_kafka_version(cluster: ClusterVersion, where: str, strategies: Sequence[str]) -> tuple[str | None, str]:
+    """The Kafka version the server strategies replay as for a cluster ``assignors collect`` read, and its source.
+
+    The release's newest patch (:data:`assignors.collect.NEWEST_PATCH`) when the replay models that release for
+    every server strategy in ``strategies``; else None (the pinned Kafka: what an upgrade would run), with the
+    source saying why. ``where`` names the cluster file.
+    """
+    from assignors.consumer_group import STRATEGIES, server_assignor
+
+    read = f"the cluster's own answer ({cluster.describe()}; {where})"
+    version = cluster.kafka_version
+    refused = None
+    if version is not None:
+        for name in strategies:
+            try:
+                if name in STRATEGIES:
+                    server_assignor(name, kafka_version=version)
+            except ConfigurationError as error:
+                refused = str(error)
+                break
+    if version is None or refused is not None:
+        why = refused or "a release this replay does not model"
+        return None, f"{PINNED_KAFKA}, what an upgrade would run: {read} is {why}"
+    patch = f"{version}, the newest {cluster.release} patch"
+    if cluster.release == _KAFKA_18688_RELEASE:
+        patch += " (4.0.0 replays uniform before KAFKA-18688: --kafka-version 4.0.0 if your brokers run it)"
+    return version, f"{read}: {patch}"

@@ -7,6 +7,7 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
@@ -145,6 +146,55 @@ def test_actual_derives_what_its_records_show_and_the_outputs_say_so(
     page = (out / "report.html").read_text(encoding="utf-8")
     assert '<td class="name">cooperative_heartbeats</td>' in page
     assert "the cluster&#x27;s records (5 cooperative hand-overs, median 2.5 s)" in page
+
+
+def _cluster_file(directory: Path, release: str) -> None:
+    from assignors.collect import RELEASE_LEVELS, write_cluster_file
+    from assignors.collect._version import cluster_version
+
+    level = next(level for level, name in RELEASE_LEVELS.items() if name == release)
+    version = cluster_version({"metadata.version": (7, level)}, {"group.version": 1}, "b:9092", "2026-11-29T12:00:00")
+    write_cluster_file(directory, version)
+
+
+def test_the_release_collect_read_is_the_replays_and_the_option_wins(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """b holds t's 3 partitions, a joins; ``cluster.json`` beside the membership says Kafka 4.0: uniform replays as
+    4.0.2 (KAFKA-18688's fix: 1 move; 4.0.0 would move 2), the parameter names the cluster; ``--kafka-version
+    4.0.0`` wins over it."""
+    (tmp_path / "m.csv").write_text(
+        "group_id,snapshot_ts,member_id,topics\ng,2026-01-01T12:00:00,b,t\n"
+        "g,2026-01-01T12:01:00,a,t\ng,2026-01-01T12:01:00,b,t\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "t.csv").write_text("topic,partitions,valid_from\nt,3,\n", encoding="utf-8")
+    _cluster_file(tmp_path, "4.0")
+    base = ["evaluate", "--membership", str(tmp_path / "m.csv"), "--topics", str(tmp_path / "t.csv"),
+            "--strategies", "uniform"]  # fmt: skip
+    for out, option, version, moved in (("o1", [], "4.0.2", 1), ("o2", ["--kafka-version", "4.0.0"], "4.0.0", 2)):
+        assert main([*base, "--out", str(tmp_path / out), *option]) == 0
+        capsys.readouterr()
+        written = json.loads((tmp_path / out / "parameters.json").read_text(encoding="utf-8"))
+        row = written[-1]
+        assert (row["parameter"], row["text"]) == ("kafka_version", version)
+        evaluation = pq.read_table(tmp_path / out / "evaluation").to_pylist()
+        assert sum(r["moved"] for r in evaluation) == moved
+    assert written[-1]["source"] == "your option --kafka-version"
+    first = json.loads((tmp_path / "o1" / "parameters.json").read_text(encoding="utf-8"))[-1]["source"]
+    assert first.startswith("the cluster's own answer (Apache Kafka 4.0 (metadata.version up to level 25")
+    assert first.endswith(
+        f"{tmp_path / 'cluster.json'}): 4.0.2, the newest 4.0 patch (4.0.0 replays uniform before KAFKA-18688: "
+        "--kafka-version 4.0.0 if your brokers run it)"
+    )
+
+
+def test_a_bad_cluster_file_is_one_line_before_spark_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "cluster.json").write_text("{}", encoding="utf-8")
+    argv = ["evaluate", "--membership", str(tmp_path / "m.csv"), "--topics", "t", "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"assignors evaluate: error: {tmp_path / 'cluster.json'}: no field 'release'\n"
+    assert not (tmp_path / "o").exists()
 
 
 def test_handovers_without_actual_is_one_line_before_spark_starts(
