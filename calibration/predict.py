@@ -18,6 +18,7 @@ from typing import Any
 from assignors import Cluster, RebalanceProtocol, Subscription, TopicPartition, get_assignor
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.consumer_group import ServerAssignor, rebalance_target, server_assignor
+from assignors.kafka_java import java_assignor
 from assignors.metrics import (
     PauseModel,
     leader_share,
@@ -29,6 +30,10 @@ from assignors.metrics import (
 from assignors.rebalance import preferred_protocol, rebalance
 
 __all__ = ["Predicted", "predict"]
+
+_KAFKA_CLASSES = ("sticky", "cooperative-sticky")
+"""The classic assignors whose Kafka class a Java group runs and ours differs from (range and roundrobin are
+Kafka's to the partition): with Kafka's jars, :func:`predict` replays a Java group's with Kafka's own class."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,7 @@ def _phases(
 
 
 def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
-    run: Mapping[str, Any], model: PauseModel, *, sequence: bool = False
+    run: Mapping[str, Any], model: PauseModel, *, sequence: bool = False, kafka_jars: Sequence[str] | None = None
 ) -> list[Predicted]:
     """Every measured step of ``run`` (``GroupRun.to_json()``) as the product predicts it.
 
@@ -94,6 +99,9 @@ def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
     name = str(run["product"])
     label, protocol = _label(name)
     assignor: Any = server_assignor(name) if name in SERVER_STRATEGIES else get_assignor(name)
+    java_group = str(run.get("strategy", "")).startswith("java ")
+    if kafka_jars and java_group and name in _KAFKA_CLASSES:  # a Java group runs Kafka's own class: replay that
+        assignor = java_assignor(name, kafka_jars)
     previous: dict[str, tuple[TopicPartition, ...]] | None = None
     received: dict[str, Any] = {}
     generation = -1

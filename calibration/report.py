@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assignors.kafka_java import kafka_classpath
 from assignors.metrics import CLIENT_PAUSE_FACTORS, DEFAULT_PAUSE_MODEL, PauseModel
 from calibration.fit import EXCLUDED, FITTED, client_of, fit_clients, fit_factors
 from calibration.measure import MAX_STEADY_STALLS, STALL_S, Observed, observe, stall_share, steady_stalls
@@ -17,6 +18,7 @@ from calibration.scenarios import SCENARIOS, STRATEGIES
 __all__ = ["model_for", "render", "rows_of"]
 
 RUN_SETTINGS = "the calibration run's setting"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def model_for(settings: Mapping[str, Any], base: PauseModel = DEFAULT_PAUSE_MODEL) -> PauseModel:
@@ -30,14 +32,30 @@ def model_for(settings: Mapping[str, Any], base: PauseModel = DEFAULT_PAUSE_MODE
     )
 
 
-def rows_of(runs: Mapping[str, Any], model: PauseModel) -> list[dict[str, Any]]:
+def kafka_jars(version: str) -> tuple[str, ...]:
+    """The repo's build of Kafka ``version`` (``make jvm``, which ``make calibrate`` runs first): a Java group's
+    sticky assignors are replayed with Kafka's own classes on it (:func:`assignors.kafka_java.java_assignor`).
+
+    Raises:
+        SystemExit: no such build (the message says how to make it).
+    """
+    listing = ROOT / "jvm" / "target" / f"kafka-{version}" / "classpath.txt"
+    if not listing.is_file():
+        msg = f"no {listing}: run `make jvm KAFKA_VERSION={version}` (the Java groups' sticky rows replay Kafka's own)"
+        raise SystemExit(msg)
+    return kafka_classpath(listing)
+
+
+def rows_of(runs: Mapping[str, Any], model: PauseModel, jars: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """One row per scenario, strategy and step: observed and predicted side by side (each group priced with its
-    client's model, :meth:`PauseModel.for_client`)."""
+    client's model, :meth:`PauseModel.for_client`; a Java group's sticky assignor replayed with Kafka's own class
+    on ``jars``, default the repo's build of the run's Kafka, :func:`kafka_jars`)."""
     interval = float(runs["settings"]["produce_interval_s"])
+    jars = jars if jars is not None else kafka_jars(str(runs["kafka_version"]))
     rows: list[dict[str, Any]] = []
     for run in runs["runs"]:
         observed = observe(run, interval=interval)
-        predicted = predict(run, model.for_client(client_of(run)))
+        predicted = predict(run, model.for_client(client_of(run)), kafka_jars=jars)
         rows.extend(_row(run, obs, pred) for obs, pred in zip(observed, predicted, strict=True))
     return rows
 
@@ -212,6 +230,9 @@ def _summary(totals: Mapping[tuple[str, str], Mapping[str, Any]], *, compared: b
     within = [k for k in scored if _close(totals[k]["after"], totals[k]["pause"])]
     within_before = [k for k in scored if _close(totals[k]["before"], totals[k]["pause"])]
     counts = [k for k, t in totals.items() if t["steps_equal"] == t["steps"]]
+    same = [k for k, t in totals.items() if t["same"] == t["compared"]]
+    java = [k for k in totals if k[1] in ("java sticky", "java cooperative-sticky")]
+    java_same = [k for k in java if k in same]
     single = [k for k in scored if k[0] in FITTED]
     single_within = [k for k in single if _close(totals[k]["after"], totals[k]["pause"])]
 
@@ -260,6 +281,11 @@ def _summary(totals: Mapping[tuple[str, str], Mapping[str, Any]], *, compared: b
         ),
         *noise,
         f"- Moved and revoked equal to observed at every step: {len(counts)} of {len(totals)} rows.",
+        (
+            f"- The replayed assignment is, member by member, what the members held at every compared step: "
+            f"{len(same)} of {len(totals)} rows; the Java groups' sticky and cooperative-sticky, replayed with "
+            f"Kafka's own classes: {len(java_same)} of {len(java)}."
+        ),
         (
             f"- Ranking: of the {concordant('after')[1]} pairs of strategies (within a scenario) whose observed pauses "
             f"differ by more than 25%, the calibrated model orders {concordant('after')[0]} as observed, today's "
@@ -389,8 +415,10 @@ def markdown(
             "`group.protocol=consumer` (the broker's `uniform` and `range`), and Python consumers running this "
             "project's assignors through the kafka-python and aiokafka adapters. It measures each step from the "
             "members themselves (their rebalance listeners and the partitions each poll fetched), then replays the "
-            "same membership table through the evaluation's engine and prices it with the pause model. Wherever "
-            "the tables below disagree, the row or the note says why."
+            "same membership table through the evaluation's engine and prices it with the pause model: each "
+            "group's own assignor, so a Java group's `sticky` and `cooperative-sticky` are replayed with Kafka's "
+            "own classes, as `assignors evaluate --kafka-jars` replays them (`java-sticky`, "
+            "`java-cooperative-sticky`). Wherever the tables below disagree, the row or the note says why."
         ),
         "",
         *_summary(totals, compared=bool(earlier)),
@@ -428,7 +456,8 @@ def markdown(
             "constants (`pause_partition_seconds`, R = H = 5 s, orphaned partitions "
             "not counted). **After**: `rebalance_pause` with `PauseModel` at the run's settings (parameters "
             "below). Moved, revoked: observed / predicted, summed over the scenario's steps; `=` when every step "
-            "agrees. Rank: by pause among the strategies of the scenario, observed / before / after."
+            "agrees. Same assignment: the steps whose replayed assignment is, member by member, what the members "
+            "held. Rank: by pause among the strategies of the scenario, observed / before / after."
         ),
         "",
     ]

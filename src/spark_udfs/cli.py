@@ -3,7 +3,7 @@
 ``assignors evaluate --membership PATH --topics PATH --out DIR [--weights PATH] [--rank-by FIGURE,...]
 [--kafka-version X.Y.Z] [--heartbeat-interval-ms MS] [--session-timeout-ms MS] [--consumer-heartbeat-interval-ms MS]
 [--consumer-session-timeout-ms MS] [--rebalance-seconds S] [--heartbeat-seconds S] [--strategies ...]
-[--master URL | --remote sc://HOST:PORT]``
+[--kafka-jars PATH] [--master URL | --remote sc://HOST:PORT]``
 replays membership histories on Spark and writes the evaluation and ``report.html``;
 ``assignors demo [--out DIR]`` does it on a generated sample history.
 
@@ -28,11 +28,18 @@ from assignors.cli import main as assignors_main
 from assignors.collect import CLUSTER_FILE, read_cluster_file
 from assignors.consumer_group import KAFKA_VERSION
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
+from assignors.kafka_java import kafka_classpath
 from assignors.metrics import DEFAULT_PAUSE_MODEL
 from assignors.tables import ACTUAL_COLUMNS, HANDOVERS_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
 from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS
 from spark_udfs.jobs.evaluate import print_summary, run_demo, run_evaluation
-from spark_udfs.replay.group_replay import ALL_STRATEGIES, WEIGHTED_STRATEGIES, default_strategies, strategy_assignor
+from spark_udfs.replay.group_replay import (
+    ALL_STRATEGIES,
+    JAVA_STRATEGIES,
+    WEIGHTED_STRATEGIES,
+    default_strategies,
+    strategy_assignor,
+)
 from spark_udfs.replay.timing import OPTION_FIELDS, cluster_kafka_version, timing_model
 from spark_udfs.report.ranking import DEFAULT_RANK_BY, RANK_KEYS, RankingError, parse_rank_by
 from spark_udfs.session import SessionError, first_line, get_session
@@ -165,10 +172,32 @@ def _cluster_kafka(args: argparse.Namespace) -> dict[str, Any]:
     return {}
 
 
+def _kafka_jars(location: str | None, strategies: Sequence[str]) -> tuple[str, ...] | None:
+    """``--kafka-jars`` read as Kafka's client jars, checked before Spark starts (with ``java``); a Java strategy
+    without them is one line too."""
+    if not location:
+        missing = [name for name in strategies if name in JAVA_STRATEGIES]
+        if missing:
+            msg = f"--strategies {missing[0]} needs --kafka-jars: it runs Kafka's own Java class on Kafka's jars"
+            raise CliError(msg)
+        return None
+    try:
+        jars = kafka_classpath(location)
+        for name in strategies:
+            if name in JAVA_STRATEGIES:
+                strategy_assignor(name, kafka_jars=jars)
+    except ConfigurationError as error:
+        msg = f"--kafka-jars {location}: {error}"
+        raise CliError(msg) from None
+    return jars
+
+
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     require_spark()
     # the default resolved here (with --weights: weighted-sticky too), so what follows reads a list
-    args.strategies = list(args.strategies or default_strategies(weighted=bool(args.weights)))
+    java = bool(args.kafka_jars)
+    args.strategies = list(args.strategies or default_strategies(weighted=bool(args.weights), java=java))
+    jars = _kafka_jars(args.kafka_jars, args.strategies)
     weighted = [name for name in args.strategies if name in WEIGHTED_STRATEGIES]
     if weighted and not args.weights:  # before Spark starts
         msg = f"--strategies {weighted[0]} needs --weights: it balances the partitions' weights, which the table gives"
@@ -198,6 +227,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             strategies=args.strategies,
             actual=actual,
             handovers=handovers,
+            kafka_jars=jars,
             report=args.report,
             weights=weights,
             replace=False,
@@ -394,10 +424,18 @@ def register_evaluate(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     evaluate.add_argument(
         "--strategies",
         nargs="+",
-        choices=list(default_strategies(weighted=True)),
+        choices=list(default_strategies(weighted=True, java=True)),
         default=None,  # evaluate_history's default too
         help="default: all (the classic four, and uniform and consumer-range under the consumer protocol, KIP-848; "
-        "with --weights also weighted-sticky, which needs them)",
+        "with --weights also weighted-sticky, which needs them; with --kafka-jars also java-sticky and "
+        "java-cooperative-sticky, Kafka's own Java classes)",
+    )
+    evaluate.add_argument(
+        "--kafka-jars",
+        metavar="PATH",
+        help="Kafka's client jars (a Kafka installation, its libs directory, or a classpath): replays Kafka's own "
+        "Java StickyAssignor and CooperativeStickyAssignor (what Java consumers run) beside ours and says by how much "
+        "they differ on this history; needs java where Spark's workers run",
     )
     evaluate.add_argument(
         "--weights",

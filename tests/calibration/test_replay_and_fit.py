@@ -355,3 +355,60 @@ def test_the_report_sets_the_records_hand_overs_beside_the_members_measure() -> 
     )
     assert _handovers({**runs, "collected": {"g": {"snapshots": 3}}}, PauseModel(), {}) == []  # recorded before it
     assert _handovers({**runs, "collected": {"error": "boom"}}, PauseModel(), {}) == []
+
+
+def test_a_java_groups_sticky_assignor_is_replayed_with_kafkas_own_class() -> None:
+    """A Java group held what Kafka's StickyAssignor gives (here: that class's own rebalances, step by step); on a
+    history where ours moves one partition less, the replay with Kafka's jars holds the members' assignment at
+    every step, ours does not; a Python client's group (aiokafka) is replayed with ours whatever the jars."""
+    from calibration.report import kafka_jars
+
+    from assignors import Cluster, StickyAssignor, Subscription
+    from assignors.kafka_java import java_assignor
+    from assignors.metrics import movement
+    from assignors.rebalance import rebalance
+    from helpers.kafka_jvm import build_dir
+
+    jars = kafka_jars(build_dir().name.removeprefix("kafka-"))
+    plan = [{"m0": "xz"}, {"m0": "xz", "m1": "xy"}, {"m0": "xz", "m1": "xy", "m2": "xyz"}, {"m0": "xz", "m2": "xyz"}]
+    counts = {"x": 7, "y": 5, "z": 3}
+    cluster = Cluster(counts)
+    moved = {}
+    held: dict[str, list[dict[str, Any]]] = {}
+    for kind, assignor in (("kafka", java_assignor("sticky", jars)), ("ours", StickyAssignor())):
+        owned: dict[str, Any] = {}
+        generation, total = -1, 0
+        before: dict[str, tuple[Any, ...]] = {}
+        for members in plan:
+            subscriptions = {m: Subscription(list(topics)) for m, topics in members.items()}
+            result = rebalance(assignor, cluster, subscriptions, owned, generation=generation)
+            generation = result.generation
+            owned = {m: result.assignment[m] for m in members}
+            after = {m: tuple(a.partitions) for m, a in owned.items()}
+            total += movement(before, after, members_after=after.keys()).moved
+            before = after
+            held.setdefault(kind, []).append({m: [[tp.topic, tp.partition] for tp in p] for m, p in after.items()})
+        moved[kind] = total
+    assert moved["ours"] < moved["kafka"]  # the two differ on this history
+    steps = [
+        {
+            "measured": i > 0,
+            "t0": 0.0,
+            "end": 1.0,
+            "settled_at": 0.5,
+            "stopped": [],
+            "crashed": [],
+            "counts": counts,
+            "members": {m: {"member_id": m, "instance": None, "topics": list(t)} for m, t in members.items()},
+            "holdings": held["kafka"][i],
+        }
+        for i, members in enumerate(plan)
+    ]
+    model = model_for(SETTINGS_JSON)
+    java = {"strategy": "java sticky", "product": "sticky", "steps": steps}
+    assert all(p.same_assignment for p in predict(java, model, kafka_jars=jars))
+    assert not all(p.same_assignment for p in predict(java, model))  # ours, without the jars
+    python = {**java, "strategy": "aiokafka sticky"}
+    assert [p.same_assignment for p in predict(python, model, kafka_jars=jars)] == [
+        p.same_assignment for p in predict(java, model)
+    ]

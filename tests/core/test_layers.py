@@ -15,8 +15,8 @@ any package of a lower layer, never one of its own layer or above:
 6. ``testing``: the property-based kit.
 7. The facades (``assignors``, ``rebalance``, ``consumer_protocol``, ``metrics``, ``tables``): re-exports only, and
    no module of the package imports them.
-8. ``_assign``, ``_clients`` and ``collect``: the ``assign`` command's engine, the client adapters' shared helpers,
-   the ``collect`` command (beside the decoder it is built on).
+8. ``_assign``, ``_clients``, ``collect`` and ``kafka_java``: the ``assign`` command's engine, the client adapters'
+   shared helpers, the ``collect`` command (beside the decoder it is built on), Kafka's own Java assignors.
 9. The entry points and adapters (``cli``, ``kafka_python``, ``aiokafka``), imported by nothing but ``__main__``.
 10. ``__main__``.
 
@@ -48,7 +48,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         {"_groups"},
         {"testing"},
         {"assignors", "rebalance", "consumer_protocol", "metrics", "tables"},
-        {"_assign", "_clients", "collect"},
+        {"_assign", "_clients", "collect", "kafka_java"},
         {"cli", "kafka_python", "aiokafka"},
         {"__main__", "_member"},
     )

@@ -108,7 +108,10 @@ def kafka_classpath(location: str | os.PathLike[str] | Sequence[str]) -> tuple[s
         ConfigurationError: no such path, or no ``kafka-clients`` jar on it (the message says where it looked).
     """
     if not isinstance(location, str | os.PathLike):
-        entries = [str(entry) for entry in location]
+        given = [str(entry) for entry in location]
+        if len(given) == 1 and not given[0].endswith(".jar"):  # one location: a directory, a classpath, a listing
+            return kafka_classpath(given[0])
+        entries = given
     else:
         text = os.fspath(location)
         path = Path(text)

@@ -112,6 +112,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     pause_model: PauseModel | None = None,
     kafka_version: str | None = None,
     kafka_source: str | None = None,
+    kafka_jars: str | Sequence[str] | None = None,
 ) -> Summary:
     """Evaluate, write ``out/evaluation`` (Parquet, through Spark: any URI) and the HTML report; returns the summary.
 
@@ -122,7 +123,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
     ``out/parameters.json`` when ``out`` is local) holds the timing parameters the pause was priced with and the
     Kafka version, each with its source. ``pause_model`` (default: the measured one), ``rebalance_seconds`` and
     ``heartbeat_seconds`` are :func:`spark_udfs.jobs.history.evaluate_history`'s; ``kafka_source`` says where
-    ``kafka_version`` came from.
+    ``kafka_version`` came from; ``kafka_jars`` adds Kafka's own Java sticky assignors (``evaluate_history``'s).
 
     Raises:
         FileExistsError: ``out/evaluation`` exists and ``replace`` is False (``assignors evaluate``).
@@ -139,6 +140,7 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
         weights=weights,
         kafka_version=kafka_version,
         kafka_source=kafka_source,
+        kafka_jars=kafka_jars,
     )
     target = join_uri(out, "evaluation")
     with _progress(spark, where=progress):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from assignors import ConfigurationError
 from assignors.consumer_group import KAFKA_VERSION
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
+from assignors.kafka_java import kafka_classpath
 from assignors.metrics import InvalidWeightError, PauseModel
 from assignors.tables import (
     ACTUAL_COLUMNS,
@@ -74,18 +75,25 @@ def _checked_inputs(
 
 
 def _checked_strategies(
-    strategies: Sequence[str] | None, kafka_version: str | None = None, *, weighted: bool
+    strategies: Sequence[str] | None,
+    kafka_version: str | None = None,
+    *,
+    weighted: bool,
+    kafka_jars: Sequence[str] | None = None,
 ) -> tuple[str, ...]:
     """The strategy names (None: the default, :func:`default_strategies`), each an assignor and listed once (twice
     would double its rows and its ranking), ``weighted-sticky`` only with weights.
 
     The server strategies are built as the broker of ``kafka_version`` runs them: a version they are not
-    modelled for fails here, before Spark runs.
+    modelled for fails here, before Spark runs; so does a Java strategy without ``kafka_jars`` (with them, the
+    default adds :data:`~spark_udfs.replay.group_replay.JAVA_STRATEGIES`).
     """
-    names = default_strategies(weighted=weighted) if strategies is None else tuple(strategies)
+    java = bool(kafka_jars)
+    names = default_strategies(weighted=weighted, java=java) if strategies is None else tuple(strategies)
     check_weighted(names, weighted=weighted)
     for name in names:
-        strategy_assignor(name, kafka_version=kafka_version)  # fail fast on unknown names and versions
+        # fail fast on unknown names, versions and jars (a Java assignor starts no JVM until it assigns)
+        strategy_assignor(name, kafka_version=kafka_version, kafka_jars=kafka_jars)
         if names.count(name) > 1:
             msg = f"strategy {name!r} is listed twice; list each strategy once"
             raise ConfigurationError(msg)
@@ -117,6 +125,7 @@ def evaluate_history(
     heartbeat_seconds: float | None = ...,
     pause_model: PauseModel | None = ...,
     kafka_version: str | None = ...,
+    kafka_jars: str | Sequence[str] | None = ...,
 ) -> DataFrame: ...
 
 
@@ -134,6 +143,7 @@ def evaluate_history(
     heartbeat_seconds: float | None = ...,
     pause_model: PauseModel | None = ...,
     kafka_version: str | None = ...,
+    kafka_jars: str | Sequence[str] | None = ...,
 ) -> tuple[DataFrame, DataFrame]: ...
 
 
@@ -150,6 +160,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
     heartbeat_seconds: float | None = None,
     pause_model: PauseModel | None = None,
     kafka_version: str | None = None,
+    kafka_jars: str | Sequence[str] | None = None,
 ) -> DataFrame | tuple[DataFrame, DataFrame]:
     """Replay every group's membership history under each strategy.
 
@@ -179,6 +190,10 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
             measured factors the cluster's records show often enough are replaced by what they show.
         kafka_version: the broker's Kafka version ``uniform`` and ``consumer-range`` replay as (default
             :data:`assignors.consumer_group.KAFKA_VERSION`, the project's pinned Kafka).
+        kafka_jars: Kafka's client jars (a Kafka installation, its ``libs``, a classpath or its listing:
+            :func:`assignors.kafka_java.kafka_classpath`), readable where the workers run: adds the strategies
+            ``java-sticky`` and ``java-cooperative-sticky``, Kafka's own Java classes (what Java consumers run),
+            each replayed beside this project's ``sticky`` and ``cooperative-sticky``.
 
     Returns:
         The evaluation (one row per group, snapshot and strategy; docs/evaluation.md
@@ -208,6 +223,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
         detail=detail,
         kafka_version=kafka_version,
         kafka_source=None if kafka_version is None else "your option kafka_version",
+        kafka_jars=kafka_jars,
     )
     return result.output if result.detail is None else (result.output, result.detail)
 
@@ -262,6 +278,7 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
     detail: bool = False,
     kafka_version: str | None = None,
     kafka_source: str | None = None,
+    kafka_jars: str | Sequence[str] | None = None,
 ) -> Evaluation:
     """:func:`evaluate_history`'s work, with the self-check of ``actual`` (None without it) kept beside.
 
@@ -279,7 +296,8 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
     if actual is not None:
         actual = with_optional_columns(actual, ACTUAL_COLUMNS)
         check_schema(actual, ACTUAL_COLUMNS, "actual")
-    names = _checked_strategies(strategies, kafka_version, weighted=weights is not None)
+    jars = kafka_classpath(kafka_jars) if kafka_jars else None
+    names = _checked_strategies(strategies, kafka_version, weighted=weights is not None, kafka_jars=jars)
     model = pause_model(timing)  # fails fast on bad durations
     table = None
     if weights is not None:
@@ -312,6 +330,7 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
             timing=model,
             errors=errors,
             kafka_version=kafka_version,
+            kafka_jars=jars,
             time_zone=time_zone,
         )
 

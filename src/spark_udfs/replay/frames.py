@@ -99,6 +99,7 @@ def replay_frame(  # noqa: PLR0913 - the replay's options
     timing: PauseModel | PauseTiming = DEFAULT_PAUSE_MODEL,
     errors: Mapping[str | None, str] | None = None,
     kafka_version: str | None = None,
+    kafka_jars: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """The ``applyInPandas`` body: one group's membership rows in, its output rows out.
 
@@ -109,7 +110,7 @@ def replay_frame(  # noqa: PLR0913 - the replay's options
     import pandas as pd
 
     group_id = _value(frame["group_id"].iloc[0]) if len(frame) else None
-    settings = (detail, weights, timing, errors, kafka_version)
+    settings = (detail, weights, timing, errors, kafka_version, kafka_jars)
     output, details = _replayed(group_id, member_rows(frame), history, strategies, settings)
     result = rows_to_frame(output, OUTPUT_COLUMNS)
     if details is not None:
@@ -118,7 +119,12 @@ def replay_frame(  # noqa: PLR0913 - the replay's options
 
 
 _Settings = tuple[
-    bool, "WeightHistory | None", "PauseModel | PauseTiming", "Mapping[str | None, str] | None", "str | None"
+    bool,
+    "WeightHistory | None",
+    "PauseModel | PauseTiming",
+    "Mapping[str | None, str] | None",
+    "str | None",
+    "Sequence[str] | None",
 ]
 
 
@@ -127,9 +133,10 @@ def _replayed(
 ) -> tuple[list[Row], list[list[dict[str, Any]]] | None]:
     """The body both paths share: the group's output rows and (with ``detail``) each row's ``detail``.
 
-    ``settings``: :func:`replay_frame`'s ``detail``, ``weights``, ``timing``, ``errors`` and ``kafka_version``.
+    ``settings``: :func:`replay_frame`'s ``detail``, ``weights``, ``timing``, ``errors``, ``kafka_version`` and
+    ``kafka_jars``.
     """
-    detail, weights, timing, errors, kafka_version = settings
+    detail, weights, timing, errors, kafka_version, kafka_jars = settings
     output, members = replay_group(
         group_id,
         rows,
@@ -140,6 +147,7 @@ def _replayed(
         timing=timing,
         input_error=(errors or {}).get(group_id),
         kafka_version=kafka_version,
+        kafka_jars=kafka_jars,
     )
     if not detail:
         return output, None
@@ -161,6 +169,7 @@ def replay_table(  # noqa: PLR0913 - the replay's options
     timing: PauseModel | PauseTiming = DEFAULT_PAUSE_MODEL,
     errors: Mapping[str | None, str] | None = None,
     kafka_version: str | None = None,
+    kafka_jars: Sequence[str] | None = None,
     time_zone: str = "UTC",
 ) -> pa.Table:
     """The ``applyInArrow`` body: :func:`replay_frame` on one group's Arrow table, its output an Arrow table.
@@ -173,7 +182,7 @@ def replay_table(  # noqa: PLR0913 - the replay's options
     import pyarrow as pa
 
     group_id = table.column("group_id")[0].as_py() if table.num_rows else None
-    settings = (detail, weights, timing, errors, kafka_version)
+    settings = (detail, weights, timing, errors, kafka_version, kafka_jars)
     output, details = _replayed(group_id, table_member_rows(table, time_zone), history, strategies, settings)
     large = pa.types.is_large_string(table.schema.field("member_id").type)
     columns = [*OUTPUT_COLUMNS, ("detail", ASSIGNMENT_TYPE)] if detail else list(OUTPUT_COLUMNS)

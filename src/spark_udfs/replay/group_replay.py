@@ -47,6 +47,7 @@ from assignors.consumer_group import (
     server_assignor,
 )
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
+from assignors.kafka_java import java_assignor
 from assignors.metrics import (
     DEFAULT_PAUSE_MODEL,
     PartitionWeights,
@@ -79,6 +80,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "ALL_STRATEGIES",
+    "JAVA_STRATEGIES",
     "STRATEGIES",
     "WEIGHTED_STRATEGIES",
     "GroupDataError",
@@ -97,11 +99,21 @@ ALL_STRATEGIES: tuple[str, ...] = (*STRATEGIES, *SERVER_STRATEGIES)
 """The classic four, then KIP-848's server assignors ``uniform`` and ``consumer-range`` (protocol CONSUMER)."""
 WEIGHTED_STRATEGIES: tuple[str, ...] = (WEIGHTED_STICKY_ASSIGNOR_NAME,)
 """Replayed only with a weights table, which stands for the loads the members would report: ``weighted-sticky``."""
+JAVA_PREFIX = "java-"
+JAVA_STRATEGIES: tuple[str, ...] = ("java-sticky", "java-cooperative-sticky")
+"""Kafka's own Java ``StickyAssignor`` and ``CooperativeStickyAssignor``, replayed only with Kafka's jars
+(``--kafka-jars``): what a group of Java consumers runs, beside this project's ``sticky`` and
+``cooperative-sticky`` (range and roundrobin are Kafka's to the partition, so they need no such twin)."""
 
 
-def default_strategies(*, weighted: bool) -> tuple[str, ...]:
-    """What the evaluation replays unless told: :data:`ALL_STRATEGIES`, and with weights :data:`WEIGHTED_STRATEGIES`."""
-    return (*ALL_STRATEGIES, *WEIGHTED_STRATEGIES) if weighted else ALL_STRATEGIES
+def default_strategies(*, weighted: bool, java: bool = False) -> tuple[str, ...]:
+    """What the evaluation replays unless told: :data:`ALL_STRATEGIES`; with weights :data:`WEIGHTED_STRATEGIES`,
+    with Kafka's jars :data:`JAVA_STRATEGIES` too."""
+    return (
+        *ALL_STRATEGIES,
+        *(WEIGHTED_STRATEGIES if weighted else ()),
+        *(JAVA_STRATEGIES if java else ()),
+    )
 
 
 def check_weighted(strategies: Sequence[str], *, weighted: bool) -> None:
@@ -117,20 +129,29 @@ def check_weighted(strategies: Sequence[str], *, weighted: bool) -> None:
             raise ConfigurationError(msg)
 
 
-def strategy_assignor(name: str, *, kafka_version: str | None = None) -> ConsumerPartitionAssignor:
-    """A fresh assignor for any strategy of :data:`ALL_STRATEGIES` or :data:`WEIGHTED_STRATEGIES` (without weights).
+def strategy_assignor(
+    name: str, *, kafka_version: str | None = None, kafka_jars: Sequence[str] | None = None
+) -> ConsumerPartitionAssignor:
+    """A fresh assignor for any strategy of :data:`ALL_STRATEGIES`, :data:`WEIGHTED_STRATEGIES` (without weights)
+    or :data:`JAVA_STRATEGIES`.
 
     ``uniform`` and ``consumer-range`` are Kafka's broker assignors as the broker of ``kafka_version`` runs them
     (default :data:`assignors.consumer_group.KAFKA_VERSION`, the project's pinned Kafka); the client-side
-    strategies do not depend on the broker's version.
+    strategies do not depend on the broker's version. ``java-sticky`` and ``java-cooperative-sticky`` are Kafka's
+    own Java classes on the jars ``kafka_jars`` (:func:`assignors.kafka_java.java_assignor`).
 
     Raises:
         UnknownAssignorError: not a strategy name.
         ConfigurationError: ``kafka_version`` is not a version number, or one the server strategy is not
-            modelled for.
+            modelled for; a Java strategy without ``kafka_jars``, or jars without Kafka's clients.
     """
     if name in SERVER_STRATEGIES:
         return server_assignor(name, kafka_version=kafka_version)
+    if name in JAVA_STRATEGIES:
+        if not kafka_jars:
+            msg = f"strategy {name!r} needs Kafka's jars (--kafka-jars): it runs Kafka's own Java class"
+            raise ConfigurationError(msg)
+        return java_assignor(name.removeprefix(JAVA_PREFIX), kafka_jars)
     return get_assignor(name)
 
 
@@ -163,6 +184,7 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     timing: PauseModel | PauseTiming = DEFAULT_PAUSE_MODEL,
     input_error: str | None = None,
     kafka_version: str | None = None,
+    kafka_jars: Sequence[str] | None = None,
 ) -> tuple[list[Row], list[Row]]:
     """Replay one group; returns its output rows and (with ``detail``) its per-member rows.
 
@@ -194,7 +216,7 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     if paused:
         gc.disable()
     try:
-        return _replay(group_id, rows, history, strategies, (detail, weights, timing, kafka_version))
+        return _replay(group_id, rows, history, strategies, (detail, weights, timing, kafka_version, kafka_jars))
     finally:
         if paused:
             gc.enable()
@@ -205,7 +227,7 @@ def _replay(
     rows: Sequence[MemberRow],
     history: TopicHistory,
     strategies: Sequence[str],
-    settings: tuple[bool, WeightHistory | None, PauseModel | PauseTiming, str | None],
+    settings: tuple[bool, WeightHistory | None, PauseModel | PauseTiming, str | None, Sequence[str] | None],
 ) -> tuple[list[Row], list[Row]]:
     """:func:`replay_group`'s body: every strategy's rows, or the error rows (``settings``: its options)."""
     try:
@@ -216,8 +238,9 @@ def _replay(
         options: _Options | None = None
         for name in strategies:
             if options is None:  # read once the input is known good, as the first strategy always read them
-                detail, weights, timing, kafka_version = settings
-                options = _Options(detail, weights, pause_model(timing), kafka_version, _WeightsAt())
+                detail, weights, timing, kafka_version, kafka_jars = settings
+                jars = tuple(kafka_jars) if kafka_jars else None
+                options = _Options(detail, weights, pause_model(timing), kafka_version, jars, _WeightsAt())
             rows_out, detail_out = _replay_strategy(group, snapshots, name, options)
             output.extend(rows_out)
             members_out.extend(detail_out)
@@ -235,6 +258,7 @@ class _Options:
     weights: WeightHistory | None
     timing: PauseModel
     kafka_version: str | None
+    kafka_jars: tuple[str, ...] | None
     weights_at: _WeightsAt  # the weights at each snapshot, read once for every strategy
 
 
@@ -291,7 +315,7 @@ def _replay_strategy(
     group_id: str, snapshots: Sequence[Snapshot], name: str, options: _Options
 ) -> tuple[list[Row], list[Row]]:
     detail = options.detail
-    assignor = strategy_assignor(name, kafka_version=options.kafka_version)
+    assignor = strategy_assignor(name, kafka_version=options.kafka_version, kafka_jars=options.kafka_jars)
     if isinstance(assignor, ServerAssignor):
         state = _StrategyState(name, RebalanceProtocol.COOPERATIVE, CONSUMER_PROTOCOL)
     else:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assignors import ConfigurationError
-from assignors.consumer_group import KAFKA_VERSION
+from assignors.consumer_group import KAFKA_VERSION, server_assignor
+from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.metrics import DEFAULT_HEARTBEAT_SECONDS, DEFAULT_PAUSE_MODEL, DEFAULT_REBALANCE_SECONDS, PauseModel
 
 if TYPE_CHECKING:
@@ -185,15 +186,13 @@ def cluster_kafka_version(cluster: ClusterVersion, where: str, strategies: Seque
     every server strategy in ``strategies``; else None (the pinned Kafka: what an upgrade would run), with the
     source saying why. ``where`` names the cluster file.
     """
-    from assignors.consumer_group import STRATEGIES, server_assignor
-
     read = f"the cluster's own answer ({cluster.describe()}; {where})"
     version = cluster.kafka_version
     refused = None
     if version is not None:
         for name in strategies:
             try:
-                if name in STRATEGIES:
+                if name in SERVER_STRATEGIES:
                     server_assignor(name, kafka_version=version)
             except ConfigurationError as error:
                 refused = str(error)

@@ -15,7 +15,7 @@ from spark_udfs.report.charts import distribution_section, group_section, timeli
 from spark_udfs.report.page import SORT_SCRIPT, STYLE, Charts, strategy_styles, table
 from spark_udfs.report.ranking import COLUMN_DEFINITIONS, RANK_KEYS
 from spark_udfs.report.summary import adoption, recommended
-from spark_udfs.report.text import PAUSE_MODEL_NOTE, headline, implementation, kafka_version
+from spark_udfs.report.text import PAUSE_MODEL_NOTE, headline, implementation, java_comparisons, kafka_version
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -85,7 +85,12 @@ def _predicts(summary: Summary) -> str:
         for s in summary.strategies
         if (text := implementation(s.strategy, version)) is not None
     )
-    return f'<h3 id="predicts">What each row predicts</h3><dl class="defs">{items}</dl>' if items else ""
+    compared = "".join(f"<li>{html.escape(line)}</li>" for line in java_comparisons(summary))
+    if not items:
+        return ""
+    return f'<h3 id="predicts">What each row predicts</h3><dl class="defs">{items}</dl>' + (
+        f'<ul id="java-comparison">{compared}</ul>' if compared else ""
+    )
 
 
 _BALANCE_HEADER = (

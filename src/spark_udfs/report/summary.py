@@ -226,6 +226,10 @@ ADOPTION: dict[str, str] = {
     "uniform": _CONSUMER_PROTOCOL_STEPS.format(setting="uniform (the broker's default)"),
     "consumer-range": _CONSUMER_PROTOCOL_STEPS.format(setting="range (this report's consumer-range)"),
 }
+ADOPTION["java-sticky"] = ADOPTION["sticky"] + " (Java consumers then run exactly these rows: Kafka's own class)"
+ADOPTION["java-cooperative-sticky"] = (
+    ADOPTION["cooperative-sticky"] + " (Java consumers then run exactly these rows: Kafka's own class)"
+)
 """What adopting each strategy takes, in the clients' and brokers' settings."""
 
 

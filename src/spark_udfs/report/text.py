@@ -14,7 +14,15 @@ if TYPE_CHECKING:
 
     from spark_udfs.report.ranking import StrategySummary
 
-__all__ = ["IMPLEMENTATIONS", "PAUSE_MODEL_NOTE", "headline", "implementation", "kafka_version", "render_text"]
+__all__ = [
+    "IMPLEMENTATIONS",
+    "PAUSE_MODEL_NOTE",
+    "headline",
+    "implementation",
+    "java_comparisons",
+    "kafka_version",
+    "render_text",
+]
 
 _OURS = "ours, as the kafka-python and aiokafka adapters run it (assignors.kafka_python, assignors.aiokafka)"
 IMPLEMENTATIONS: dict[str, str] = {
@@ -29,6 +37,14 @@ IMPLEMENTATIONS: dict[str, str] = {
         "(the two can move different partitions)"
     ),
     "weighted-sticky": f"{_OURS}; Kafka has no such assignor",
+    "java-sticky": (
+        "Kafka's own Java StickyAssignor, unmodified (the kafka-clients jar of --kafka-jars), which Java consumers "
+        "run; librdkafka's sticky assignor is a port of it"
+    ),
+    "java-cooperative-sticky": (
+        "Kafka's own Java CooperativeStickyAssignor, unmodified (the kafka-clients jar of --kafka-jars), which Java "
+        "consumers run"
+    ),
     "uniform": "the broker's UniformAssignor (KIP-848) as Kafka {version} runs it, whatever the client",
     "consumer-range": "the broker's RangeAssignor (KIP-848) as Kafka {version} runs it, whatever the client",
     ACTUAL_STRATEGY: "the cluster's own recorded assignments",
@@ -52,6 +68,46 @@ def implementation(strategy: str, version: str = KAFKA_VERSION) -> str | None:
     """Which implementation the rows of ``strategy`` predict (None for a name this report does not know)."""
     text = IMPLEMENTATIONS.get(strategy)
     return None if text is None else text.format(version=version)
+
+
+JAVA_TWINS: tuple[tuple[str, str, str], ...] = (
+    ("sticky", "java-sticky", "StickyAssignor"),
+    ("cooperative-sticky", "java-cooperative-sticky", "CooperativeStickyAssignor"),
+)
+"""This project's sticky assignors, their Kafka twins replayed on the same history, and Kafka's class names."""
+
+
+def _against(ours: float, kafka: float, unit: str = "") -> str:
+    """``ours against kafka`` with ours' difference in percent of Kafka's (``the same`` when equal)."""
+    if ours == kafka:
+        return f"{ours:,.0f}{unit} for both"
+    change = f" ({(ours - kafka) / kafka:+.0%})" if kafka else ""
+    return f"{ours:,.0f}{unit} against {kafka:,.0f}{unit}{change}"
+
+
+def java_comparisons(summary: Summary) -> list[str]:
+    """Where this project's sticky assignors and Kafka's own (replayed with ``--kafka-jars``) differ on this
+    history, and by how much: one sentence per pair that both ran (none without Kafka's jars)."""
+    found = {s.strategy: s for s in summary.strategies}
+    lines = []
+    for ours_name, java_name, kafka_class in JAVA_TWINS:
+        ours, kafka = found.get(ours_name), found.get(java_name)
+        if ours is None or kafka is None:
+            continue
+        same = (ours.pause, ours.moved, ours.revoked, ours.imbalance) == (
+            kafka.pause,
+            kafka.moved,
+            kafka.revoked,
+            kafka.imbalance,
+        )
+        verdict = "the same figures" if same else "different figures"
+        lines.append(
+            f"{ours_name} (ours) and Kafka's {kafka_class} ({java_name}) on this history: {verdict}; pause "
+            f"{_against(ours.pause, kafka.pause, ' partition-seconds')}, partitions moved "
+            f"{_against(ours.moved, kafka.moved)}, revoked {_against(ours.revoked, kafka.revoked)}, worst load "
+            f"{ours.imbalance:.2f}x against {kafka.imbalance:.2f}x the mean"
+        )
+    return lines
 
 
 _FIGURES: dict[str, tuple[str, str]] = {
@@ -136,20 +192,21 @@ def render_text(summary: Summary) -> str:
     answer = headline(summary)
     best = recommended(summary)
     adopt = adoption(best) if best is not None else None
+    width = max([20, *(len(s.strategy) + 1 for s in summary.strategies)])  # the names' column, 20 wide as it was
     lines = [
         *([answer, ""] if answer else []),
         f"{summary.groups} groups, {summary.snapshots} snapshots, {len(summary.error_groups)} groups with input errors",
         f"ranked by {', then '.join(summary.rank_by)} (lower is better)",
         "",
         (
-            f"{'rank':<5}{'strategy':<20}{'pause p-s':>14}{'imbalance':>11}{'moved':>9}{'revoked':>9}"
+            f"{'rank':<5}{'strategy':<{width}}{'pause p-s':>14}{'imbalance':>11}{'moved':>9}{'revoked':>9}"
             f"{'topic spread':>13}{'invalid':>8}" + (f"{'weight moved':>14}" if summary.weighted else "")
         ),
     ]
     for position, s in enumerate(summary.strategies, 1):
         weight = "" if s.moved_weight is None else _number(s.moved_weight)
         lines.append(
-            f"{position:<5}{s.strategy:<20}{_number(s.pause):>14}{s.imbalance:>11.2f}{s.moved:>9}{s.revoked:>9}"
+            f"{position:<5}{s.strategy:<{width}}{_number(s.pause):>14}{s.imbalance:>11.2f}{s.moved:>9}{s.revoked:>9}"
             f"{s.topic_spread:>13}{s.invalid:>8}" + (f"{weight:>14}" if summary.weighted else "")
         )
     if adopt:
@@ -162,6 +219,7 @@ def render_text(summary: Summary) -> str:
             for s in summary.strategies
             if (text := implementation(s.strategy, version)) is not None
         ]
+        lines += [f"  {line}" for line in java_comparisons(summary)]
     if summary.parameters:
         lines += ["", "Timing parameters (name, value, source):", *parameters_text(summary.parameters)]
         lines += [f"  {PAUSE_MODEL_NOTE}", *(f"  {note}" for note in summary.timing_notes)]

@@ -16,7 +16,7 @@ from spark_udfs.report.aggregation import summarize
 from spark_udfs.report.html import render_html
 from spark_udfs.report.ranking import StrategySummary, rank
 from spark_udfs.report.summary import ADOPTION, DrillDown, GroupBalance, Summary, adoption
-from spark_udfs.report.text import headline, render_text
+from spark_udfs.report.text import headline, java_comparisons, render_text
 from spark_udfs.tables.schemas import ddl
 
 if TYPE_CHECKING:
@@ -32,10 +32,37 @@ def strategy(name: str, protocol: str, pause: float, *, weighted: bool = False) 
 RANKED = [strategy("uniform", "CONSUMER", 10.0), strategy("cooperative-sticky", "COOPERATIVE", 20.0)]
 
 
+def test_ours_and_kafkas_sticky_assignors_are_compared_by_how_much() -> None:
+    """One sentence per pair that both ran: the figures side by side, ours' difference in percent of Kafka's."""
+    ours = dataclasses.replace(strategy("sticky", "EAGER", 90.0), moved=9, revoked=40, imbalance=1.25)
+    kafka = dataclasses.replace(strategy("java-sticky", "EAGER", 100.0), moved=10, revoked=40, imbalance=1.5)
+    coop = strategy("cooperative-sticky", "COOPERATIVE", 5.0)
+    summary = Summary(1, 1, [], [ours, kafka, coop], rank_by=("pause",))
+    assert java_comparisons(summary) == [
+        (
+            "sticky (ours) and Kafka's StickyAssignor (java-sticky) on this history: different figures; pause 90 "
+            "partition-seconds against 100 partition-seconds (-10%), partitions moved 9 against 10 (-10%), revoked "
+            "40 for both, worst load 1.25x against 1.50x the mean"
+        )
+    ]  # cooperative-sticky ran without its Kafka twin: no sentence
+    same = dataclasses.replace(coop, strategy="java-cooperative-sticky")
+    (line,) = java_comparisons(dataclasses.replace(summary, strategies=[coop, same]))
+    assert line.startswith("cooperative-sticky (ours) and Kafka's CooperativeStickyAssignor (java-cooperative-sticky)")
+    assert ": the same figures; pause 5 partition-seconds for both, partitions moved 0 for both" in line
+    assert line in render_text(dataclasses.replace(summary, strategies=[coop, same]))
+    assert html.escape(line) in render_html(dataclasses.replace(summary, strategies=[coop, same]))
+
+
 def test_every_strategy_says_what_adopting_it_takes() -> None:
     assert sorted(ADOPTION) == [
-        "consumer-range", "cooperative-sticky", "range", "roundrobin", "sticky", "uniform", "weighted-sticky"
+        "consumer-range", "cooperative-sticky", "java-cooperative-sticky", "java-sticky", "range", "roundrobin",
+        "sticky", "uniform", "weighted-sticky"
     ]  # fmt: skip
+    assert (
+        adoption("java-sticky")
+        == (adoption("sticky") or "").replace("Adopting sticky", "Adopting java-sticky")[:-1]
+        + " (Java consumers then run exactly these rows: Kafka's own class)."
+    )
     weighted = adoption("weighted-sticky") or ""
     for needed in ("kafka-python", "aiokafka", 'assignors.kafka_python.for_kafka_python("weighted-sticky")',
                    'assignors.aiokafka.for_aiokafka("weighted-sticky")', "adapter.bind(consumer, window_s=30)",
