@@ -40,6 +40,8 @@ _T = TypeVar("_T")
 _NULL_AS = {"imbalance": 1.0, "imbalance_p95": 1.0, "worst_imbalance": 1.0}
 """A null aggregate means "nothing measured": 0 for counts and sums, 1.0 (even) for a load ratio."""
 _CASTS: dict[str, Any] = {"int": int, "float": float, "bool": bool, "str": str}
+_PER_REBALANCE = "per rebalance"
+"""The scope of ``DISTRIBUTIONS`` over the later rebalances only; every other scope is over all error-free rows."""
 
 __all__ = ["summarize"]
 
@@ -126,7 +128,7 @@ def _summary(  # noqa: PLR0913 - summarize's options
 ) -> Summary:
     """:func:`summarize`'s figures from the evaluation and its error-free rows ``ok`` (with ``later_rebalance``)."""
 
-    found, bounds = _strategies(ok)
+    found, bounds, per_snapshot = _strategies(ok)
     strategies = rank(found, keys)
     groups, snapshots, errors = _groups(evaluation)
     table, total = _group_table(ok, group_limit)
@@ -140,7 +142,7 @@ def _summary(  # noqa: PLR0913 - summarize's options
         strategies=strategies,
         rank_by=keys,
         timeline=_timeline(ok, bounds),
-        distributions=_distributions(ok),
+        distributions=_distributions(ok, per_snapshot),
         group_table=table,
         group_count=total,
         drilldown=_drilldown(ok, membership, top, reference),
@@ -226,11 +228,19 @@ def _totals() -> list[Column]:
     ]
 
 
-def _strategies(ok: DataFrame) -> tuple[list[StrategySummary], tuple[int | None, int | None]]:
-    """Each strategy's figures and the first and last snapshot (epoch seconds, None without rows), in one job."""
+def _strategies(
+    ok: DataFrame,
+) -> tuple[list[StrategySummary], tuple[int | None, int | None], dict[str, dict[str, Quantiles]]]:
+    """Each strategy's figures, the first and last snapshot (epoch seconds, None without rows) and the quantiles of
+    the distributions over all error-free rows (see :func:`_distributions`), in one job.
+
+    The quantiles are aggregated beside the figures over the same rows: each gets them in the same partitions and
+    order as from a job of its own, so its count and quantiles are the same to the last bit.
+    """
     from pyspark.sql import functions as sf
 
     seconds = sf.col("snapshot_ts").cast("long")
+    measures = [m for m, (scope, _) in DISTRIBUTIONS.items() if scope != _PER_REBALANCE]
     rows = (
         ok.groupBy("strategy")
         .agg(
@@ -253,13 +263,14 @@ def _strategies(ok: DataFrame) -> tuple[list[StrategySummary], tuple[int | None,
             ),
             sf.min(seconds).alias("first_second"),
             sf.max(seconds).alias("last_second"),
+            *_quantiles(measures),
         )
         .collect()
     )
     firsts = [int(r["first_second"]) for r in rows if r["first_second"] is not None]
     lasts = [int(r["last_second"]) for r in rows if r["last_second"] is not None]
     bounds = (min(firsts, default=None), max(lasts, default=None))
-    return [_record(StrategySummary, r) for r in rows], bounds
+    return [_record(StrategySummary, r) for r in rows], bounds, _found_quantiles(rows, measures)
 
 
 def _timeline(ok: DataFrame, bounds: tuple[int | None, int | None]) -> dict[str, list[TimePoint]]:
@@ -292,11 +303,12 @@ def _timeline(ok: DataFrame, bounds: tuple[int | None, int | None]) -> dict[str,
     return timeline
 
 
-def _distributions(ok: DataFrame) -> dict[str, dict[str, Quantiles]]:
+def _distributions(ok: DataFrame, per_snapshot: dict[str, dict[str, Quantiles]]) -> dict[str, dict[str, Quantiles]]:
     """Per strategy and measure, 101 quantiles; per-rebalance measures leave out each group's first snapshot.
 
-    One Spark job per scope, every measure of the scope aggregated in it: each measure's count and quantiles are
-    computed over the same rows, in the same order, as by a job of its own.
+    The per-rebalance measures in one Spark job, all aggregated in it: each measure's count and quantiles are computed
+    over the same rows, in the same order, as by a job of its own. The other scopes' quantiles are ``per_snapshot``,
+    from :func:`_strategies`' job.
     """
     from pyspark.sql import functions as sf
 
@@ -304,21 +316,40 @@ def _distributions(ok: DataFrame) -> dict[str, dict[str, Quantiles]]:
     for measure, (scope, _) in DISTRIBUTIONS.items():
         scopes.setdefault(scope, []).append(measure)
     found: dict[str, dict[str, Quantiles]] = {}
-    percentages = _percentages()
     for scope, measures in scopes.items():
-        rows = ok.where(sf.col("later_rebalance")) if scope == "per rebalance" else ok
-        figures = []
-        for i, measure in enumerate(measures):
-            figures.append(sf.count(measure).alias(f"n{i}"))
-            figures.append(sf.percentile_approx(sf.col(measure).cast("double"), percentages, 10000).alias(f"q{i}"))
-        for r in rows.groupBy("strategy").agg(*figures).collect():
-            for i, measure in enumerate(measures):
-                if r[f"q{i}"] is not None and r[f"n{i}"]:
-                    quantiles = Quantiles(int(r[f"n{i}"]), tuple(map(float, r[f"q{i}"])))
-                    found.setdefault(r["strategy"], {})[measure] = quantiles
+        if scope == _PER_REBALANCE:
+            rows = ok.where(sf.col("later_rebalance")).groupBy("strategy").agg(*_quantiles(measures)).collect()
+            scoped = _found_quantiles(rows, measures)
+        else:
+            scoped = {s: {m: q for m, q in figures.items() if m in measures} for s, figures in per_snapshot.items()}
+        for strategy, figures in scoped.items():
+            for measure, quantiles in figures.items():
+                found.setdefault(strategy, {})[measure] = quantiles
     # in the order the strategies came and DISTRIBUTIONS lists the measures, as one job per measure gave them
     order = list(found)
     return {s: {m: found[s][m] for m in DISTRIBUTIONS if m in found[s]} for s in order}
+
+
+def _quantiles(measures: Sequence[str]) -> list[Column]:
+    """Per measure ``i``: its count (``n{i}``) and 101 quantiles (``q{i}``, null without values), as aggregates."""
+    from pyspark.sql import functions as sf
+
+    percentages = _percentages()
+    figures = []
+    for i, measure in enumerate(measures):
+        figures.append(sf.count(measure).alias(f"n{i}"))
+        figures.append(sf.percentile_approx(sf.col(measure).cast("double"), percentages, 10000).alias(f"q{i}"))
+    return figures
+
+
+def _found_quantiles(rows: Sequence[Row], measures: Sequence[str]) -> dict[str, dict[str, Quantiles]]:
+    """Per strategy (in the order of ``rows``, aggregated by :func:`_quantiles`), its measures that have values."""
+    found: dict[str, dict[str, Quantiles]] = {}
+    for r in rows:
+        for i, measure in enumerate(measures):
+            if r[f"q{i}"] is not None and r[f"n{i}"]:
+                found.setdefault(r["strategy"], {})[measure] = Quantiles(int(r[f"n{i}"]), tuple(map(float, r[f"q{i}"])))
+    return found
 
 
 def _percentages() -> Column:

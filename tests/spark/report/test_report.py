@@ -391,7 +391,7 @@ def test_the_timeline_spans_the_first_to_the_last_snapshot(local_evaluation: tup
 
     evaluation, _ = local_evaluation
     ok = evaluation.withColumn("imbalance", sf.lit(1.0))
-    found, bounds = _strategies(ok)
+    found, bounds, _ = _strategies(ok)
     assert sorted(s.strategy for s in found) == sorted(STRATEGIES)
     assert bounds == (int(at(0).replace(tzinfo=dt.UTC).timestamp()), int(at(1).replace(tzinfo=dt.UTC).timestamp()))
-    assert _strategies(ok.where(sf.lit(False))) == ([], (None, None))
+    assert _strategies(ok.where(sf.lit(False))) == ([], (None, None), {})
