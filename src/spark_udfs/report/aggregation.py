@@ -131,10 +131,15 @@ def _summary(  # noqa: PLR0913 - summarize's options
     found, bounds, per_snapshot = _strategies(ok)
     strategies = rank(found, keys)
     groups, snapshots, errors = _groups(evaluation)
-    table, total = _group_table(ok, group_limit)
+    # per group and strategy, aggregated once for the groups table and the balance (each read twice)
+    per_group = _per_group(ok).cache()
+    try:
+        table, total = _group_table(per_group, group_limit)
+        balance, balance_count, worst = _balance_by_group(per_group, balance_limit)
+    finally:
+        per_group.unpersist()
     ranked = Summary(0, 0, [], strategies)
     reference = ACTUAL_STRATEGY if any(s.strategy == ACTUAL_STRATEGY for s in strategies) else recommended(ranked)
-    balance, balance_count, worst = _balance_by_group(ok, balance_limit)
     return Summary(
         groups=groups,
         snapshots=snapshots,
@@ -360,10 +365,11 @@ def _percentages() -> Column:
     return sf.expr(f"array({', '.join(f'{p!r}D' for p in PERCENTS)})")
 
 
-def _group_table(ok: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:
+def _per_group(ok: DataFrame) -> DataFrame:
+    """Per group and strategy, the columns of :class:`GroupFigures`: the totals and each figure's worst."""
     from pyspark.sql import functions as sf
 
-    per_group = ok.groupBy("group_id", "strategy").agg(
+    return ok.groupBy("group_id", "strategy").agg(
         *_totals(),
         sf.max("pause_partition_seconds").alias("worst_pause"),
         sf.max("moved").alias("worst_moved"),
@@ -372,24 +378,31 @@ def _group_table(ok: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:
         sf.max("topic_spread").alias("worst_topic_spread"),
         sf.max("imbalance").alias("worst_imbalance"),
     )
+
+
+def _group_table(per_group: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:
+    """The ``limit`` rows of ``per_group`` (:func:`_per_group`) with the most pause cost, and how many there are."""
+    from pyspark.sql import functions as sf
+
     total = per_group.count()
     rows = per_group.orderBy(sf.desc("pause"), "group_id", "strategy").limit(limit).collect()
     table = [_record(GroupFigures, r) for r in rows]
     return table, int(total)
 
 
-def _balance_by_group(ok: DataFrame, limit: int) -> tuple[list[GroupBalance], int, dict[str, int]]:
+def _balance_by_group(per_group: DataFrame, limit: int) -> tuple[list[GroupBalance], int, dict[str, int]]:
     """Per group, the strategy that leaves it worst balanced and the best one (groups where they differ).
+
+    A strategy's balance in a group is its ``worst_imbalance`` in ``per_group`` (:func:`_per_group`), the cluster's
+    own ``actual`` left out.
 
     Returns the ``limit`` groups where the strategies differ most, how many groups differ at all, and per
     strategy how many groups it leaves worst balanced (ties to the strategy name, deterministically).
     """
     from pyspark.sql import functions as sf
 
-    per_strategy = (
-        ok.where(sf.col("strategy") != ACTUAL_STRATEGY)
-        .groupBy("group_id", "strategy")
-        .agg(sf.max("imbalance").alias("worst"))
+    per_strategy = per_group.where(sf.col("strategy") != ACTUAL_STRATEGY).select(
+        "group_id", "strategy", sf.col("worst_imbalance").alias("worst")
     )
     by_group = (
         per_strategy.groupBy("group_id")
