@@ -131,33 +131,33 @@ def _summary(  # noqa: PLR0913 - summarize's options
     found, bounds, per_snapshot = _strategies(ok)
     strategies = rank(found, keys)
     groups, snapshots, errors = _groups(evaluation)
-    # per group and strategy, aggregated once for the groups table and the balance (each read twice)
+    ranked = Summary(0, 0, [], strategies)
+    reference = ACTUAL_STRATEGY if any(s.strategy == ACTUAL_STRATEGY for s in strategies) else recommended(ranked)
+    # per group and strategy, aggregated once for the groups table, the balance and the drill-down's leaders
     per_group = _per_group(ok).cache()
     try:
         table, total = _group_table(per_group, group_limit)
         balance, balance_count, worst = _balance_by_group(per_group, balance_limit)
+        return Summary(
+            groups=groups,
+            snapshots=snapshots,
+            error_groups=errors,
+            strategies=strategies,
+            rank_by=keys,
+            timeline=_timeline(ok, bounds),
+            distributions=_distributions(ok, per_snapshot),
+            group_table=table,
+            group_count=total,
+            drilldown=_drilldown(ok, per_group, membership, top, reference),
+            notes=list(notes),
+            self_check=_self_check(self_check) if self_check is not None else [],
+            balance_by_group=balance,
+            balance_group_count=balance_count,
+            worst_balanced=worst,
+            weights_given=weights_given,
+        )
     finally:
         per_group.unpersist()
-    ranked = Summary(0, 0, [], strategies)
-    reference = ACTUAL_STRATEGY if any(s.strategy == ACTUAL_STRATEGY for s in strategies) else recommended(ranked)
-    return Summary(
-        groups=groups,
-        snapshots=snapshots,
-        error_groups=errors,
-        strategies=strategies,
-        rank_by=keys,
-        timeline=_timeline(ok, bounds),
-        distributions=_distributions(ok, per_snapshot),
-        group_table=table,
-        group_count=total,
-        drilldown=_drilldown(ok, membership, top, reference),
-        notes=list(notes),
-        self_check=_self_check(self_check) if self_check is not None else [],
-        balance_by_group=balance,
-        balance_group_count=balance_count,
-        worst_balanced=worst,
-        weights_given=weights_given,
-    )
 
 
 def _groups(evaluation: DataFrame) -> tuple[int, int, list[tuple[str | None, str]]]:
@@ -431,20 +431,24 @@ def _balance_by_group(per_group: DataFrame, limit: int) -> tuple[list[GroupBalan
     return [_record(GroupBalance, r) for r in rows], sum(worst.values()), worst
 
 
-def _drilldown(ok: DataFrame, membership: DataFrame | None, top: int, strategy: str | None = None) -> list[DrillDown]:
-    """The ``top`` groups with the most pause cost under ``strategy`` (None: the sum, for a lone strategy)."""
+def _drilldown(
+    ok: DataFrame, per_group: DataFrame, membership: DataFrame | None, top: int, strategy: str | None = None
+) -> list[DrillDown]:
+    """The ``top`` groups with the most pause cost under ``strategy`` (None: the sum, for a lone strategy).
+
+    Under a strategy, a group's pause cost is its ``pause`` in ``per_group`` (:func:`_per_group`): the strategy's
+    rows of the group, added in the same partitions and order as by a ``groupBy("group_id")`` of the strategy's rows
+    (each partition's partial sum, then the partials in partition order), so the same to the last bit.
+    """
     from pyspark.sql import functions as sf
 
     if top <= 0:
         return []
-    measured = ok if strategy is None else ok.where(sf.col("strategy") == strategy)
-    leaders = (
-        measured.groupBy("group_id")
-        .agg(sf.sum("pause_partition_seconds").alias("pause"))
-        .orderBy(sf.desc("pause"), "group_id")
-        .limit(top)
-        .collect()
-    )
+    if strategy is None:
+        measured = ok.groupBy("group_id").agg(sf.sum("pause_partition_seconds").alias("pause"))
+    else:
+        measured = per_group.where(sf.col("strategy") == strategy).select("group_id", "pause")
+    leaders = measured.orderBy(sf.desc("pause"), "group_id").limit(top).collect()
     names = [r["group_id"] for r in leaders]
     if not names:
         return []
