@@ -40,6 +40,8 @@ _T = TypeVar("_T")
 _NULL_AS = {"imbalance": 1.0, "imbalance_p95": 1.0, "worst_imbalance": 1.0}
 """A null aggregate means "nothing measured": 0 for counts and sums, 1.0 (even) for a load ratio."""
 _CASTS: dict[str, Any] = {"int": int, "float": float, "bool": bool, "str": str}
+_PER_REBALANCE = "per rebalance"
+"""The scope of ``DISTRIBUTIONS`` over the later rebalances only; every other scope is over all error-free rows."""
 
 __all__ = ["summarize"]
 
@@ -126,31 +128,36 @@ def _summary(  # noqa: PLR0913 - summarize's options
 ) -> Summary:
     """:func:`summarize`'s figures from the evaluation and its error-free rows ``ok`` (with ``later_rebalance``)."""
 
-    found, bounds = _strategies(ok)
+    found, bounds, per_snapshot = _strategies(ok)
     strategies = rank(found, keys)
     groups, snapshots, errors = _groups(evaluation)
-    table, total = _group_table(ok, group_limit)
     ranked = Summary(0, 0, [], strategies)
     reference = ACTUAL_STRATEGY if any(s.strategy == ACTUAL_STRATEGY for s in strategies) else recommended(ranked)
-    balance, balance_count, worst = _balance_by_group(ok, balance_limit)
-    return Summary(
-        groups=groups,
-        snapshots=snapshots,
-        error_groups=errors,
-        strategies=strategies,
-        rank_by=keys,
-        timeline=_timeline(ok, bounds),
-        distributions=_distributions(ok),
-        group_table=table,
-        group_count=total,
-        drilldown=_drilldown(ok, membership, top, reference),
-        notes=list(notes),
-        self_check=_self_check(self_check) if self_check is not None else [],
-        balance_by_group=balance,
-        balance_group_count=balance_count,
-        worst_balanced=worst,
-        weights_given=weights_given,
-    )
+    # per group and strategy, aggregated once for the groups table, the balance and the drill-down's leaders
+    per_group = _per_group(ok).cache()
+    try:
+        table, total = _group_table(per_group, group_limit)
+        balance, balance_count, worst = _balance_by_group(per_group, balance_limit)
+        return Summary(
+            groups=groups,
+            snapshots=snapshots,
+            error_groups=errors,
+            strategies=strategies,
+            rank_by=keys,
+            timeline=_timeline(ok, bounds),
+            distributions=_distributions(ok, per_snapshot),
+            group_table=table,
+            group_count=total,
+            drilldown=_drilldown(ok, per_group, membership, top, reference),
+            notes=list(notes),
+            self_check=_self_check(self_check) if self_check is not None else [],
+            balance_by_group=balance,
+            balance_group_count=balance_count,
+            worst_balanced=worst,
+            weights_given=weights_given,
+        )
+    finally:
+        per_group.unpersist()
 
 
 def _groups(evaluation: DataFrame) -> tuple[int, int, list[tuple[str | None, str]]]:
@@ -226,11 +233,19 @@ def _totals() -> list[Column]:
     ]
 
 
-def _strategies(ok: DataFrame) -> tuple[list[StrategySummary], tuple[int | None, int | None]]:
-    """Each strategy's figures and the first and last snapshot (epoch seconds, None without rows), in one job."""
+def _strategies(
+    ok: DataFrame,
+) -> tuple[list[StrategySummary], tuple[int | None, int | None], dict[str, dict[str, Quantiles]]]:
+    """Each strategy's figures, the first and last snapshot (epoch seconds, None without rows) and the quantiles of
+    the distributions over all error-free rows (see :func:`_distributions`), in one job.
+
+    The quantiles are aggregated beside the figures over the same rows: each gets them in the same partitions and
+    order as from a job of its own, so its count and quantiles are the same to the last bit.
+    """
     from pyspark.sql import functions as sf
 
     seconds = sf.col("snapshot_ts").cast("long")
+    measures = [m for m, (scope, _) in DISTRIBUTIONS.items() if scope != _PER_REBALANCE]
     rows = (
         ok.groupBy("strategy")
         .agg(
@@ -253,13 +268,14 @@ def _strategies(ok: DataFrame) -> tuple[list[StrategySummary], tuple[int | None,
             ),
             sf.min(seconds).alias("first_second"),
             sf.max(seconds).alias("last_second"),
+            *_quantiles(measures),
         )
         .collect()
     )
     firsts = [int(r["first_second"]) for r in rows if r["first_second"] is not None]
     lasts = [int(r["last_second"]) for r in rows if r["last_second"] is not None]
     bounds = (min(firsts, default=None), max(lasts, default=None))
-    return [_record(StrategySummary, r) for r in rows], bounds
+    return [_record(StrategySummary, r) for r in rows], bounds, _found_quantiles(rows, measures)
 
 
 def _timeline(ok: DataFrame, bounds: tuple[int | None, int | None]) -> dict[str, list[TimePoint]]:
@@ -292,11 +308,12 @@ def _timeline(ok: DataFrame, bounds: tuple[int | None, int | None]) -> dict[str,
     return timeline
 
 
-def _distributions(ok: DataFrame) -> dict[str, dict[str, Quantiles]]:
+def _distributions(ok: DataFrame, per_snapshot: dict[str, dict[str, Quantiles]]) -> dict[str, dict[str, Quantiles]]:
     """Per strategy and measure, 101 quantiles; per-rebalance measures leave out each group's first snapshot.
 
-    One Spark job per scope, every measure of the scope aggregated in it: each measure's count and quantiles are
-    computed over the same rows, in the same order, as by a job of its own.
+    The per-rebalance measures in one Spark job, all aggregated in it: each measure's count and quantiles are computed
+    over the same rows, in the same order, as by a job of its own. The other scopes' quantiles are ``per_snapshot``,
+    from :func:`_strategies`' job.
     """
     from pyspark.sql import functions as sf
 
@@ -304,21 +321,40 @@ def _distributions(ok: DataFrame) -> dict[str, dict[str, Quantiles]]:
     for measure, (scope, _) in DISTRIBUTIONS.items():
         scopes.setdefault(scope, []).append(measure)
     found: dict[str, dict[str, Quantiles]] = {}
-    percentages = _percentages()
     for scope, measures in scopes.items():
-        rows = ok.where(sf.col("later_rebalance")) if scope == "per rebalance" else ok
-        figures = []
-        for i, measure in enumerate(measures):
-            figures.append(sf.count(measure).alias(f"n{i}"))
-            figures.append(sf.percentile_approx(sf.col(measure).cast("double"), percentages, 10000).alias(f"q{i}"))
-        for r in rows.groupBy("strategy").agg(*figures).collect():
-            for i, measure in enumerate(measures):
-                if r[f"q{i}"] is not None and r[f"n{i}"]:
-                    quantiles = Quantiles(int(r[f"n{i}"]), tuple(map(float, r[f"q{i}"])))
-                    found.setdefault(r["strategy"], {})[measure] = quantiles
+        if scope == _PER_REBALANCE:
+            rows = ok.where(sf.col("later_rebalance")).groupBy("strategy").agg(*_quantiles(measures)).collect()
+            scoped = _found_quantiles(rows, measures)
+        else:
+            scoped = {s: {m: q for m, q in figures.items() if m in measures} for s, figures in per_snapshot.items()}
+        for strategy, figures in scoped.items():
+            for measure, quantiles in figures.items():
+                found.setdefault(strategy, {})[measure] = quantiles
     # in the order the strategies came and DISTRIBUTIONS lists the measures, as one job per measure gave them
     order = list(found)
     return {s: {m: found[s][m] for m in DISTRIBUTIONS if m in found[s]} for s in order}
+
+
+def _quantiles(measures: Sequence[str]) -> list[Column]:
+    """Per measure ``i``: its count (``n{i}``) and 101 quantiles (``q{i}``, null without values), as aggregates."""
+    from pyspark.sql import functions as sf
+
+    percentages = _percentages()
+    figures = []
+    for i, measure in enumerate(measures):
+        figures.append(sf.count(measure).alias(f"n{i}"))
+        figures.append(sf.percentile_approx(sf.col(measure).cast("double"), percentages, 10000).alias(f"q{i}"))
+    return figures
+
+
+def _found_quantiles(rows: Sequence[Row], measures: Sequence[str]) -> dict[str, dict[str, Quantiles]]:
+    """Per strategy (in the order of ``rows``, aggregated by :func:`_quantiles`), its measures that have values."""
+    found: dict[str, dict[str, Quantiles]] = {}
+    for r in rows:
+        for i, measure in enumerate(measures):
+            if r[f"q{i}"] is not None and r[f"n{i}"]:
+                found.setdefault(r["strategy"], {})[measure] = Quantiles(int(r[f"n{i}"]), tuple(map(float, r[f"q{i}"])))
+    return found
 
 
 def _percentages() -> Column:
@@ -329,10 +365,11 @@ def _percentages() -> Column:
     return sf.expr(f"array({', '.join(f'{p!r}D' for p in PERCENTS)})")
 
 
-def _group_table(ok: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:
+def _per_group(ok: DataFrame) -> DataFrame:
+    """Per group and strategy, the columns of :class:`GroupFigures`: the totals and each figure's worst."""
     from pyspark.sql import functions as sf
 
-    per_group = ok.groupBy("group_id", "strategy").agg(
+    return ok.groupBy("group_id", "strategy").agg(
         *_totals(),
         sf.max("pause_partition_seconds").alias("worst_pause"),
         sf.max("moved").alias("worst_moved"),
@@ -341,24 +378,31 @@ def _group_table(ok: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:
         sf.max("topic_spread").alias("worst_topic_spread"),
         sf.max("imbalance").alias("worst_imbalance"),
     )
+
+
+def _group_table(per_group: DataFrame, limit: int) -> tuple[list[GroupFigures], int]:
+    """The ``limit`` rows of ``per_group`` (:func:`_per_group`) with the most pause cost, and how many there are."""
+    from pyspark.sql import functions as sf
+
     total = per_group.count()
     rows = per_group.orderBy(sf.desc("pause"), "group_id", "strategy").limit(limit).collect()
     table = [_record(GroupFigures, r) for r in rows]
     return table, int(total)
 
 
-def _balance_by_group(ok: DataFrame, limit: int) -> tuple[list[GroupBalance], int, dict[str, int]]:
+def _balance_by_group(per_group: DataFrame, limit: int) -> tuple[list[GroupBalance], int, dict[str, int]]:
     """Per group, the strategy that leaves it worst balanced and the best one (groups where they differ).
+
+    A strategy's balance in a group is its ``worst_imbalance`` in ``per_group`` (:func:`_per_group`), the cluster's
+    own ``actual`` left out.
 
     Returns the ``limit`` groups where the strategies differ most, how many groups differ at all, and per
     strategy how many groups it leaves worst balanced (ties to the strategy name, deterministically).
     """
     from pyspark.sql import functions as sf
 
-    per_strategy = (
-        ok.where(sf.col("strategy") != ACTUAL_STRATEGY)
-        .groupBy("group_id", "strategy")
-        .agg(sf.max("imbalance").alias("worst"))
+    per_strategy = per_group.where(sf.col("strategy") != ACTUAL_STRATEGY).select(
+        "group_id", "strategy", sf.col("worst_imbalance").alias("worst")
     )
     by_group = (
         per_strategy.groupBy("group_id")
@@ -387,20 +431,24 @@ def _balance_by_group(ok: DataFrame, limit: int) -> tuple[list[GroupBalance], in
     return [_record(GroupBalance, r) for r in rows], sum(worst.values()), worst
 
 
-def _drilldown(ok: DataFrame, membership: DataFrame | None, top: int, strategy: str | None = None) -> list[DrillDown]:
-    """The ``top`` groups with the most pause cost under ``strategy`` (None: the sum, for a lone strategy)."""
+def _drilldown(
+    ok: DataFrame, per_group: DataFrame, membership: DataFrame | None, top: int, strategy: str | None = None
+) -> list[DrillDown]:
+    """The ``top`` groups with the most pause cost under ``strategy`` (None: the sum, for a lone strategy).
+
+    Under a strategy, a group's pause cost is its ``pause`` in ``per_group`` (:func:`_per_group`): the strategy's
+    rows of the group, added in the same partitions and order as by a ``groupBy("group_id")`` of the strategy's rows
+    (each partition's partial sum, then the partials in partition order), so the same to the last bit.
+    """
     from pyspark.sql import functions as sf
 
     if top <= 0:
         return []
-    measured = ok if strategy is None else ok.where(sf.col("strategy") == strategy)
-    leaders = (
-        measured.groupBy("group_id")
-        .agg(sf.sum("pause_partition_seconds").alias("pause"))
-        .orderBy(sf.desc("pause"), "group_id")
-        .limit(top)
-        .collect()
-    )
+    if strategy is None:
+        measured = ok.groupBy("group_id").agg(sf.sum("pause_partition_seconds").alias("pause"))
+    else:
+        measured = per_group.where(sf.col("strategy") == strategy).select("group_id", "pause")
+    leaders = measured.orderBy(sf.desc("pause"), "group_id").limit(top).collect()
     names = [r["group_id"] for r in leaders]
     if not names:
         return []

@@ -346,6 +346,45 @@ def test_summarize_caches_its_input_only_while_it_runs(
         kept.unpersist()
 
 
+def test_figures_aggregated_together_equal_a_job_each(local_evaluation: tuple[DataFrame, DataFrame]) -> None:
+    """summarize aggregates the per-snapshot quantiles beside the strategies' figures and reads the drill-down's
+    pause from the per-(group, strategy) figures: the same values, to the bit, as a job each on the same rows.
+
+    The small history copied 80 times into 8 groups, the pauses scaled by uneven fractions, every group's rows of
+    each strategy in both partitions: their sums depend on the order they are added in.
+    """
+    from spark_udfs.report.aggregation import _found_quantiles, _imbalance, _quantiles
+    from spark_udfs.report.summary import DISTRIBUTIONS
+
+    output, _ = local_evaluation
+    copies = output.sparkSession.range(80).withColumnRenamed("id", "copy")
+    frame = (
+        output.crossJoin(copies)
+        .withColumn("group_id", sf.concat(sf.col("group_id"), (sf.col("copy") % 8).cast("string")))
+        .withColumn("pause_partition_seconds", sf.col("pause_partition_seconds") * (1 + sf.col("copy") / 7))
+        .drop("copy")
+        .repartition(2)
+        .cache()  # summarize keeps the caller's cache: both read the same partitions in the same order
+    )
+    try:
+        summary = summarize(frame, top=3)
+        ok = frame.where(sf.col("error").isNull()).withColumn("imbalance", _imbalance())
+        spread = frame.withColumn("part", sf.spark_partition_id()).groupBy("group_id", "strategy")
+        assert spread.agg(sf.countDistinct("part").alias("n")).agg(sf.min("n")).first() == (2,)
+        measures = [m for m, (scope, _) in DISTRIBUTIONS.items() if scope == "per snapshot"]
+        alone = _found_quantiles(ok.groupBy("strategy").agg(*_quantiles(measures)).collect(), measures)
+        assert {s: {m: q[m] for m in measures} for s, q in summary.distributions.items()} == alone
+        [strategy] = {g.strategy for g in summary.drilldown}
+        pauses = ok.where(sf.col("strategy") == strategy).groupBy("group_id").agg(sf.sum("pause_partition_seconds"))
+        sums: dict[str, float] = dict(pauses.collect())
+        assert len(set(sums.values())) > 1
+        assert [(g.group_id, g.pause) for g in summary.drilldown] == [
+            (g.group_id, sums[g.group_id]) for g in summary.drilldown
+        ]
+    finally:
+        frame.unpersist()
+
+
 def test_rank_by_moved_weight_needs_weights(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Without a weights table there is no weight moved to rank by: one line, exit 2, before Spark starts."""
     from spark_udfs.cli import main
@@ -391,7 +430,7 @@ def test_the_timeline_spans_the_first_to_the_last_snapshot(local_evaluation: tup
 
     evaluation, _ = local_evaluation
     ok = evaluation.withColumn("imbalance", sf.lit(1.0))
-    found, bounds = _strategies(ok)
+    found, bounds, _ = _strategies(ok)
     assert sorted(s.strategy for s in found) == sorted(STRATEGIES)
     assert bounds == (int(at(0).replace(tzinfo=dt.UTC).timestamp()), int(at(1).replace(tzinfo=dt.UTC).timestamp()))
-    assert _strategies(ok.where(sf.lit(False))) == ([], (None, None))
+    assert _strategies(ok.where(sf.lit(False))) == ([], (None, None), {})
