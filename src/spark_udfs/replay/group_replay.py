@@ -1,4 +1,5 @@
-"""Replay one consumer group's membership history under each strategy (pure Python; no JVM).
+"""Replay one consumer group's membership history under each strategy (pure Python; a JVM only for Kafka's own Java
+assignors, :data:`JAVA_STRATEGIES`).
 
 The Spark job calls :func:`spark_udfs.replay.frames.replay_frame` once per group
 (``groupBy("group_id").applyInPandas``), which calls :func:`replay_group`; tests and the
