@@ -12,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
-from typing import TYPE_CHECKING, Any, TypeVar
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from assignors.tables import ACTUAL_STRATEGY
 from spark_udfs.report.ranking import DEFAULT_RANK_BY, StrategySummary, parse_rank_by, rank
@@ -32,9 +33,9 @@ from spark_udfs.report.summary import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
-    from pyspark.sql import Column, DataFrame, Row
+    from pyspark.sql import Column, DataFrame, Row, SparkSession
 
 _T = TypeVar("_T")
 _NULL_AS = {"imbalance": 1.0, "imbalance_p95": 1.0, "worst_imbalance": 1.0}
@@ -128,36 +129,73 @@ def _summary(  # noqa: PLR0913 - summarize's options
 ) -> Summary:
     """:func:`summarize`'s figures from the evaluation and its error-free rows ``ok`` (with ``later_rebalance``)."""
 
-    found, bounds, per_snapshot = _strategies(ok)
-    strategies = rank(found, keys)
-    groups, snapshots, errors = _groups(evaluation)
-    ranked = Summary(0, 0, [], strategies)
-    reference = ACTUAL_STRATEGY if any(s.strategy == ACTUAL_STRATEGY for s in strategies) else recommended(ranked)
     # per group and strategy, aggregated once for the groups table, the balance and the drill-down's leaders
     per_group = _per_group(ok).cache()
     try:
-        table, total = _group_table(per_group, group_limit)
-        balance, balance_count, worst = _balance_by_group(per_group, balance_limit)
-        return Summary(
-            groups=groups,
-            snapshots=snapshots,
-            error_groups=errors,
-            strategies=strategies,
-            rank_by=keys,
-            timeline=_timeline(ok, bounds),
-            distributions=_distributions(ok, per_snapshot),
-            group_table=table,
-            group_count=total,
-            drilldown=_drilldown(ok, per_group, membership, top, reference),
-            notes=list(notes),
-            self_check=_self_check(self_check) if self_check is not None else [],
-            balance_by_group=balance,
-            balance_group_count=balance_count,
-            worst_balanced=worst,
-            weights_given=weights_given,
-        )
+        with _Concurrently(evaluation.sparkSession) as run:
+            # the collects that need nothing else, at once: each is its own Spark job over the same cached rows, so
+            # each sees them in the same partitions and order as alone (the same figures to the bit), while the
+            # driver's work between jobs and the jobs' one-task stages overlap
+            first = run(lambda: _strategies(ok))
+            counted = run(lambda: _groups(evaluation))
+            listed = run(lambda: _group_table(per_group, group_limit))
+            balanced = run(lambda: _balance_by_group(per_group, balance_limit))
+            checked = run(lambda: _self_check(self_check) if self_check is not None else [])
+            found, bounds, per_snapshot = first.result()
+            strategies = rank(found, keys)
+            ranked = Summary(0, 0, [], strategies)
+            has_actual = any(s.strategy == ACTUAL_STRATEGY for s in strategies)
+            reference = ACTUAL_STRATEGY if has_actual else recommended(ranked)
+            timeline = run(lambda: _timeline(ok, bounds))
+            distributions = run(lambda: _distributions(ok, per_snapshot))
+            drilldown = run(lambda: _drilldown(ok, per_group, membership, top, reference))
+            groups, snapshots, errors = counted.result()
+            table, total = listed.result()
+            balance, balance_count, worst = balanced.result()
+            return Summary(
+                groups=groups,
+                snapshots=snapshots,
+                error_groups=errors,
+                strategies=strategies,
+                rank_by=keys,
+                timeline=timeline.result(),
+                distributions=distributions.result(),
+                group_table=table,
+                group_count=total,
+                drilldown=drilldown.result(),
+                notes=list(notes),
+                self_check=checked.result(),
+                balance_by_group=balance,
+                balance_group_count=balance_count,
+                worst_balanced=worst,
+                weights_given=weights_given,
+            )
     finally:
         per_group.unpersist()
+
+
+_R = TypeVar("_R")
+
+
+class _Concurrently:
+    """Runs calls on a few threads, each inheriting the caller's Spark job group and properties (PySpark's
+    ``inheritable_thread_target``, for a local session and Spark Connect alike); leaving waits for all of them."""
+
+    def __init__(self, session: SparkSession, workers: int = 4) -> None:
+        from pyspark.util import inheritable_thread_target
+
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="summarize")
+        # given the session, it captures the job group, the local properties and the tags now, local or Connect
+        self._wrap: Callable[[Callable[[], Any]], Callable[[], Any]] = inheritable_thread_target(session)
+
+    def __call__(self, call: Callable[[], _R]) -> Future[_R]:
+        return self._pool.submit(self._wrap(call))
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=True)
 
 
 def _groups(evaluation: DataFrame) -> tuple[int, int, list[tuple[str | None, str]]]:

@@ -385,6 +385,24 @@ def test_figures_aggregated_together_equal_a_job_each(local_evaluation: tuple[Da
         frame.unpersist()
 
 
+def test_summarize_runs_every_job_in_the_callers_job_group(local_evaluation: tuple[DataFrame, DataFrame]) -> None:
+    """summarize runs its independent collects from threads; each inherits the caller's job group (what a caller
+    watches, cancels or reports progress by), so no job of summarize runs outside it, and the summary is the one a
+    second call gives."""
+    output, membership = local_evaluation
+    context = output.sparkSession.sparkContext
+    tracker = context.statusTracker()
+    outside = set(tracker.getJobIdsForGroup(None))
+    context.setJobGroup("summarize-under-test", "summarize's jobs")
+    try:
+        first = summarize(output, membership, top=2)
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type] # clears it
+    assert set(tracker.getJobIdsForGroup(None)) == outside
+    assert len(tracker.getJobIdsForGroup("summarize-under-test")) >= 10
+    assert summarize(output, membership, top=2) == first
+
+
 def test_rank_by_moved_weight_needs_weights(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Without a weights table there is no weight moved to rank by: one line, exit 2, before Spark starts."""
     from spark_udfs.cli import main
