@@ -149,6 +149,10 @@ def _fake_java(tmp_path: Path, body: str) -> str:
         ("echo 'Error: no main class' >&2; exit 1", r"the JVM exited with status 1\); the JVM said:\nError: no main"),
         ("sleep 30", r"no answer within 0.5 s"),
         ("printf '\\377\\377\\377\\377'; sleep 30", r"answered a frame of -1 bytes"),
+        (
+            "printf '\\000\\000\\000\\011\\000\\000\\000\\0054.4.0\\000\\000\\000\\001\\007'; sleep 30",
+            r"answered a frame that does not read \(status 7 at offset 0\)",
+        ),
     ],
 )
 def test_a_jvm_that_fails_is_one_error(tmp_path: Path, body: str, message: str) -> None:

@@ -68,20 +68,12 @@ def encode_api_versions_request(correlation_id: int, client_id: str = "assignors
     writer.int16(_VERSION)
     writer.int32(correlation_id, "correlation_id")
     writer.nullable_string(client_id, "client_id")
-    writer.parts.append(b"\x00")  # the header's tagged fields
-    writer.parts.append(_compact(client_id))  # ClientSoftwareName
-    writer.parts.append(_compact(version or "0"))  # ClientSoftwareVersion: Kafka's regex needs one character or more
-    writer.parts.append(b"\x00")
+    writer.no_tagged_fields()  # the header's
+    writer.compact_nullable_string(client_id, "ClientSoftwareName")
+    writer.compact_nullable_string(version or "0", "ClientSoftwareVersion")  # Kafka's pattern needs a character
+    writer.no_tagged_fields()
     body = writer.getvalue()
     return len(body).to_bytes(4, "big") + body
-
-
-def _compact(text: str) -> bytes:
-    encoded = text.encode("ascii")
-    if len(encoded) >= 0x7F:  # noqa: PLR2004 - one varint byte: these are the client's own short names
-        msg = f"ApiVersions: client name {text[:40]!r} is longer than 126 bytes"
-        raise ValueError(msg)
-    return bytes([len(encoded) + 1]) + encoded
 
 
 def decode_api_versions(data: bytes, correlation_id: int) -> ApiVersions:

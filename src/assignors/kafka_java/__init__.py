@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import selectors
 import shutil
@@ -45,9 +46,10 @@ from typing import IO, TYPE_CHECKING, NoReturn
 from assignors._builtin.range import RangeAssignor
 from assignors._builtin.round_robin import RoundRobinAssignor
 from assignors._builtin.sticky.assignor import CooperativeStickyAssignor, StickyAssignor
-from assignors._core.errors import AssignorError, ConfigurationError
+from assignors._core.errors import AssignorError, ConfigurationError, ProtocolError
 from assignors._core.model import Assignment, Cluster, MemberId, Subscription
 from assignors._wire.consumer_protocol import decode_assignment, encode_subscription
+from assignors._wire.flex import FlexReader
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -104,16 +106,27 @@ def kafka_classpath(location: str | os.PathLike[str] | Sequence[str]) -> tuple[s
     directory of jars, a classpath (``a.jar:b.jar``), a file listing one (``classpath.txt``), or a sequence of
     entries.
 
+    A location is read once per process: the replay builds Kafka's assignor for every group and strategy, and each
+    build resolves its jars here.
+
     Raises:
         ConfigurationError: no such path, or no ``kafka-clients`` jar on it (the message says where it looked).
     """
-    if not isinstance(location, str | os.PathLike):
-        given = [str(entry) for entry in location]
-        if len(given) == 1 and not given[0].endswith(".jar"):  # one location: a directory, a classpath, a listing
-            return kafka_classpath(given[0])
-        entries = given
+    if isinstance(location, str | os.PathLike):
+        return _classpath(os.fspath(location))
+    given = tuple(str(entry) for entry in location)
+    if len(given) == 1 and not given[0].endswith(".jar"):  # one location: a directory, a classpath, a listing
+        return _classpath(given[0])
+    return _classpath(given)
+
+
+@functools.lru_cache(maxsize=64)
+def _classpath(location: str | tuple[str, ...]) -> tuple[str, ...]:
+    """:func:`kafka_classpath` of one location, or of entries given one by one (a failure is not kept)."""
+    if isinstance(location, tuple):
+        entries = list(location)
     else:
-        text = os.fspath(location)
+        text = location
         path = Path(text)
         if path.is_dir():
             libs = path / "libs" if (path / "libs").is_dir() else path
@@ -251,7 +264,8 @@ def _jvm(java: str, classpath: tuple[str, ...], timeout: float) -> _Jvm:
             raise JavaProcessError(msg) from None
         jvm = _Jvm(popen, log, "", timeout, threading.Lock())
         try:
-            jvm.version = _text(jvm.read_frame(time.monotonic() + max(timeout, _START_SECONDS)))
+            hello = jvm.read_frame(time.monotonic() + max(timeout, _START_SECONDS))
+            jvm.version = _text(FlexReader(hello), "version")
         except BaseException:
             jvm.stop()
             raise
@@ -259,9 +273,10 @@ def _jvm(java: str, classpath: tuple[str, ...], timeout: float) -> _Jvm:
         return jvm
 
 
-def _text(frame: bytes) -> str:
-    size = _INT32.unpack_from(frame)[0]
-    return frame[4 : 4 + size].decode("utf-8")
+def _text(reader: FlexReader, field: str) -> str:
+    """A string of the frames: an INT32 length, then UTF-8 (read in place: no copy of the rest of the frame)."""
+    start = reader.offset
+    return reader.utf8(reader.int32(field), field, start)
 
 
 def _string(text: str) -> bytes:
@@ -288,25 +303,36 @@ def _request(name: str, cluster: Cluster, subscriptions: Mapping[MemberId, Subsc
 
 
 def _answer(frame: bytes, name: str) -> dict[MemberId, Assignment]:
-    at = 1
-    if frame[:1] == b"\x01":
-        message = _text(frame[at:])
-        at += 4 + len(message.encode("utf-8"))
-        raise JavaAssignorError(message, _text(frame[at:]))
-    count = _INT32.unpack_from(frame, at)[0]
-    at += 4
+    """The JVM's answer: each member's assignment, or what Kafka's code threw.
+
+    Raises:
+        JavaAssignorError: Kafka's code threw, or gave a member an assignment no member could hold.
+        JavaProcessError: the frame does not read as an answer (named with its field and offset).
+    """
+    try:
+        return _read_answer(FlexReader(frame), name)
+    except ProtocolError as error:
+        msg = f"Kafka's Java assignors answered a frame that does not read ({error})"
+        raise JavaProcessError(msg) from None
+
+
+def _read_answer(reader: FlexReader, name: str) -> dict[MemberId, Assignment]:
+    status = reader.int8("status")
+    if status == 1:
+        message = _text(reader, "message")
+        raise JavaAssignorError(message, _text(reader, "trace"))
+    if status != 0:
+        msg = f"status {status} at offset 0"
+        raise ProtocolError(msg, field="status", offset=0)
     result: dict[MemberId, Assignment] = {}
-    for _ in range(count):
-        member = _text(frame[at:])
-        at += 4 + len(member.encode("utf-8"))
-        size = _INT32.unpack_from(frame, at)[0]
-        at += 4
+    for _ in range(reader.checked_count(reader.int32("members"), 8, "members", 1)):
+        member = _text(reader, "member")
+        data = reader.nullable_bytes("assignment") or b""
         try:
-            result[member] = decode_assignment(frame[at : at + size])
+            result[member] = decode_assignment(data)
         except AssignorError as error:  # Kafka's answer is no assignment a member could hold
             msg = f"Kafka's {JAVA_ASSIGNORS[name]} gave member {member!r} no valid assignment: {error}"
             raise JavaAssignorError(msg, "") from None
-        at += size
     return result
 
 
@@ -385,7 +411,7 @@ def java_assignor(
         raise ConfigurationError(msg)
     entries = kafka_classpath(classpath)
     command = java or _default_java()
-    if shutil.which(command) is None:
+    if _which(command) is None:
         msg = f"Kafka's Java assignors: cannot run {command!r} (not an executable); install a JDK 11+ or set JAVA_HOME"
         raise ConfigurationError(msg)
     assignor = kind()
@@ -394,6 +420,10 @@ def java_assignor(
     assignor._classpath = entries  # noqa: SLF001
     assignor._timeout = float(timeout)  # noqa: SLF001
     return assignor
+
+
+_which = functools.lru_cache(maxsize=16)(shutil.which)
+"""``shutil.which``, asked once per command (every group's Java assignor names the same ``java``)."""
 
 
 def _default_java() -> str:
