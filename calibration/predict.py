@@ -18,7 +18,7 @@ from typing import Any
 from assignors import Cluster, RebalanceProtocol, Subscription, TopicPartition, get_assignor
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.consumer_group import ServerAssignor, rebalance_target, server_assignor
-from assignors.kafka_java import java_assignor
+from assignors.kafka_java import DIFFERENT_FROM_OURS, java_assignor
 from assignors.metrics import (
     PauseModel,
     leader_share,
@@ -30,10 +30,6 @@ from assignors.metrics import (
 from assignors.rebalance import preferred_protocol, rebalance
 
 __all__ = ["Predicted", "predict"]
-
-_KAFKA_CLASSES = ("sticky", "cooperative-sticky")
-"""The classic assignors whose Kafka class a Java group runs and ours differs from (range and roundrobin are
-Kafka's to the partition): with Kafka's jars, :func:`predict` replays a Java group's with Kafka's own class."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +96,7 @@ def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
     label, protocol = _label(name)
     assignor: Any = server_assignor(name) if name in SERVER_STRATEGIES else get_assignor(name)
     java_group = str(run.get("strategy", "")).startswith("java ")
-    if kafka_jars and java_group and name in _KAFKA_CLASSES:  # a Java group runs Kafka's own class: replay that
+    if kafka_jars and java_group and name in DIFFERENT_FROM_OURS:  # a Java group runs Kafka's own class: replay that
         assignor = java_assignor(name, kafka_jars)
     previous: dict[str, tuple[TopicPartition, ...]] | None = None
     received: dict[str, Any] = {}

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
 __all__ = [
+    "DIFFERENT_FROM_OURS",
     "JAVA_ASSIGNORS",
     "JavaAssignor",
     "JavaAssignorError",
@@ -76,6 +77,9 @@ JAVA_ASSIGNORS: dict[str, str] = {
     "cooperative-sticky": "CooperativeStickyAssignor",
 }
 """Kafka's classic assignors :func:`java_assignor` drives: the protocol name -> Kafka's class."""
+DIFFERENT_FROM_OURS: tuple[str, ...] = ("sticky", "cooperative-sticky")
+"""The classic assignors whose Kafka class can assign otherwise than ours (this project's range and roundrobin are
+Kafka's to the partition): the ones worth replaying both ways."""
 
 _START_SECONDS = 120.0  # the first start compiles the source in memory: a few seconds here, more on a busy machine
 _MAX_FRAME = 1 << 30

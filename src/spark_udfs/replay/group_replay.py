@@ -48,7 +48,7 @@ from assignors.consumer_group import (
     server_assignor,
 )
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
-from assignors.kafka_java import java_assignor
+from assignors.kafka_java import DIFFERENT_FROM_OURS, java_assignor
 from assignors.metrics import (
     DEFAULT_PAUSE_MODEL,
     PartitionWeights,
@@ -101,7 +101,7 @@ ALL_STRATEGIES: tuple[str, ...] = (*STRATEGIES, *SERVER_STRATEGIES)
 WEIGHTED_STRATEGIES: tuple[str, ...] = (WEIGHTED_STICKY_ASSIGNOR_NAME,)
 """Replayed only with a weights table, which stands for the loads the members would report: ``weighted-sticky``."""
 JAVA_PREFIX = "java-"
-JAVA_STRATEGIES: tuple[str, ...] = ("java-sticky", "java-cooperative-sticky")
+JAVA_STRATEGIES: tuple[str, ...] = tuple(JAVA_PREFIX + name for name in DIFFERENT_FROM_OURS)
 """Kafka's own Java ``StickyAssignor`` and ``CooperativeStickyAssignor``, replayed only with Kafka's jars
 (``--kafka-jars``): what a group of Java consumers runs, beside this project's ``sticky`` and
 ``cooperative-sticky`` (range and roundrobin are Kafka's to the partition, so they need no such twin)."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from assignors.consumer_group import KAFKA_VERSION
+from assignors.kafka_java import JAVA_ASSIGNORS
 from assignors.tables import ACTUAL_STRATEGY
+from spark_udfs.replay.group_replay import JAVA_PREFIX, JAVA_STRATEGIES
 from spark_udfs.replay.timing import KAFKA_VERSION_PARAMETER, parameters_text
 from spark_udfs.report.summary import SHOWN_ERROR_GROUPS, Summary, adoption, recommended
 
@@ -70,9 +72,8 @@ def implementation(strategy: str, version: str = KAFKA_VERSION) -> str | None:
     return None if text is None else text.format(version=version)
 
 
-JAVA_TWINS: tuple[tuple[str, str, str], ...] = (
-    ("sticky", "java-sticky", "StickyAssignor"),
-    ("cooperative-sticky", "java-cooperative-sticky", "CooperativeStickyAssignor"),
+JAVA_TWINS: tuple[tuple[str, str, str], ...] = tuple(
+    (name.removeprefix(JAVA_PREFIX), name, JAVA_ASSIGNORS[name.removeprefix(JAVA_PREFIX)]) for name in JAVA_STRATEGIES
 )
 """This project's sticky assignors, their Kafka twins replayed on the same history, and Kafka's class names."""
 
