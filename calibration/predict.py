@@ -120,7 +120,8 @@ def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
             tuple(sorted((identity, tuple(subscriptions[m].topics)) for m, identity in identities.items())),
             tuple(sorted(counts.items())),
         )
-        cluster = Cluster(counts)
+        ids = run.get("topic_ids") or {}  # the broker's topic ids: the uniform replay's topic order is the broker's
+        cluster = Cluster(counts, topic_ids={t: str(ids[t]) for t in counts if t in ids})
         rebalanced = key != previous_key
         before = previous or {}
         # per rebalance: moved, survivors_owned, orphaned, revoked, rejoined

@@ -405,6 +405,9 @@ class GroupRun:
     failures: list[str]
     producer: list[str] = field(default_factory=list)
     """What the scenario's producer printed (its counts every 5 s, its first failures)."""
+    topic_ids: dict[str, str] = field(default_factory=dict)
+    """The broker's ids of the group's topics (name to id as Kafka prints it): the broker's ``uniform`` iterates
+    topics in their ids' ``HashSet`` order, and the replay does too given them (``Cluster(topic_ids=...)``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -419,6 +422,7 @@ class GroupRun:
             "members": {name: m.__dict__ for name, m in self.members.items()},
             "failures": self.failures,
             "producer": self.producer[-12:],
+            "topic_ids": dict(sorted(self.topic_ids.items())),
         }
 
 
@@ -459,6 +463,10 @@ def play(  # noqa: C901, PLR0913, PLR0915 - one scenario's script for every grou
         groups.append(group)
         counts[index] = {f"{prefix}-{suffix}": n for suffix, n in settings.partitions}
     create_topics(bootstrap, {name: n for c in counts.values() for name, n in c.items()})
+    from assignors.collect import cluster_topic_ids  # confluent-kafka, as create_topics
+
+    names_of = cluster_topic_ids({"bootstrap.servers": bootstrap})
+    topic_ids = {name: topic_id for topic_id, name in names_of.items()}
     producer = Producer(bootstrap, settings.produce_interval_s, work / f"producer-{scenario.name}-{tag}")
     for c in counts.values():
         for name, n in c.items():
@@ -527,7 +535,16 @@ def play(  # noqa: C901, PLR0913, PLR0915 - one scenario's script for every grou
         produced = producer.report()
     return [
         GroupRun(
-            scenario.name, g.strategy, g.group_id, g.prefix, records[i], g.events, g.members, g.failures(), produced
+            scenario.name,
+            g.strategy,
+            g.group_id,
+            g.prefix,
+            records[i],
+            g.events,
+            g.members,
+            g.failures(),
+            produced,
+            {name: topic_ids[name] for name in sorted(counts[i]) if name in topic_ids},
         )
         for i, g in enumerate(groups)
     ]

@@ -16,6 +16,7 @@ from assignors.consumer_group import (
     RangeAssignor,
     ServerAssignor,
     UniformAssignor,
+    coordinator_member_order,
 )
 from assignors.testing import (
     Group,
@@ -403,7 +404,7 @@ def test_uniform_homogeneous_balance_and_quota_stickiness(g: Group) -> None:
         total = sum(g.cluster.partition_count(t) or 0 for t in topics)
         quota = total // len(subs) if subs else 0
         claimed: set[TopicPartition] = set()
-        for member in sorted(subs):
+        for member in coordinator_member_order(subs):  # a partition claimed twice: the first in Kafka's order
             valid = [
                 tp
                 for tp in subs[member].owned_partitions
@@ -463,6 +464,29 @@ def test_bad_input_names_the_field() -> None:
     assert UniformAssignor().assign(Cluster({"t": 1}), {}) == {}
 
 
+def test_uniform_goes_through_members_and_topics_in_kafkas_order() -> None:
+    """The coordinator's HashMap iterates c3 .. c7 before c0 .. c2 ("c0" hashes to 3117: bucket 13 of 16), and the
+    last members in that order take the extras of a fresh group (KAFKA-18688): c1 and c2, dealt the never-assigned
+    partitions topic by topic. By name t1 is dealt first; by the topic ids' HashSet (Uuid.hashCode 2 and 1), t2."""
+    assert coordinator_member_order([f"c{i}" for i in range(8)]) == ["c3", "c4", "c5", "c6", "c7", "c0", "c1", "c2"]
+    subs = {f"c{i}": Subscription(["t1", "t2"]) for i in range(8)}
+    by_name = UniformAssignor().assign(Cluster({"t1": 5, "t2": 5}), subs)
+    assert shown(by_name) == {
+        "c3": {"t1": [0]},
+        "c4": {"t1": [1]},
+        "c5": {"t1": [2]},
+        "c6": {"t1": [3]},
+        "c7": {"t1": [4]},
+        "c0": {"t2": [0]},
+        "c1": {"t2": [1, 2]},
+        "c2": {"t2": [3, 4]},
+    }
+    ids = {"t1": "AAAAAAAAAAAAAAAAAAAAAg", "t2": "AAAAAAAAAAAAAAAAAAAAAQ"}
+    by_id = UniformAssignor().assign(Cluster({"t1": 5, "t2": 5}, topic_ids=ids), subs)
+    swapped = {"t1": "t2", "t2": "t1"}
+    assert shown(by_id) == {m: {swapped[t]: p for t, p in a.items()} for m, a in shown(by_name).items()}
+
+
 def test_double_claims_and_stale_partitions_are_dropped() -> None:
     cluster, subs = group({"t": 3}, {"A": (["t"], {"t": [0, 1]}), "B": (["t"], {"t": [1, 2]})})
     subs["C"] = Subscription(["t"], owned_partitions=[TopicPartition("t", 7), TopicPartition("gone", 0)])
@@ -479,48 +503,48 @@ def _listed(result: Mapping[str, Assignment]) -> dict[str, str]:
 def test_uniform_heterogeneous_gives_a_member_its_own_partition_back_in_uniform_even_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Kafka's balancing passes take t0-0 from c4 and later hand c4 the never-assigned t0-4: 5 moves, Kafka's own
-    target under these ids (tests/java/test_uniform.py, MORE_MOVEMENT). uniform-even gives c4 its own t0-0 back and
-    t0-4 to c5, which had taken t0-0: the same loads, 4 moves.
+    """Kafka's balancing passes take t0-0 from m4 and later hand m4 the never-assigned t0-4: 5 moves, Kafka's own
+    target under these ids (tests/java/test_uniform.py, MORE_MOVEMENT). uniform-even gives m4 its own t0-0 back and
+    t0-4 to m5, which had taken t0-0: the same loads, 4 moves.
 
-    Those loads (c2 and c5 at 4, c1 and c3 at 2) are not the most even: uniform-even's final step then hands t2-6
-    from c2 to c5, t0-4 from c5 to c4 and t1-1 from c4 to c1 (squares 56 against 58), one move more.
+    Those loads (m2 and m5 at 4, m1 and m3 at 2) are not the most even: uniform-even's final step then hands t2-6
+    from m2 to m5, t0-4 from m5 to m4 and t1-1 from m4 to m1 (squares 56 against 58), one move more.
     """
     from assignors.consumer_group import _heterogeneous
 
     owned = [TopicPartition(t, p) for t, p in (("t0", 0), ("t0", 1), ("t0", 2), ("t1", 0), ("t1", 1), ("t1", 2))]
     owned.append(TopicPartition("t1", 3))
-    topics = {"c0": [], "c1": ["t1"], "c2": ["t0", "t1", "t2"], "c3": ["t1"], "c4": ["t0", "t1"]}
-    topics |= {"c5": ["t0", "t1", "t2"], "c6": ["t0"]}
-    subs = {m: Subscription(t, owned_partitions=owned if m == "c4" else [], generation_id=0) for m, t in topics.items()}
+    topics = {"m0": [], "m1": ["t1"], "m2": ["t0", "t1", "t2"], "m3": ["t1"], "m4": ["t0", "t1"]}
+    topics |= {"m5": ["t0", "t1", "t2"], "m6": ["t0"]}
+    subs = {m: Subscription(t, owned_partitions=owned if m == "m4" else [], generation_id=0) for m, t in topics.items()}
     cluster = Cluster({"t0": 5, "t1": 6, "t2": 7})
     kafka = UniformAssignor().assign(cluster, subs)
     assert _listed(kafka) == {
-        "c0": "",
-        "c1": "t1-3 t1-4",
-        "c2": "t2-0 t2-2 t2-4 t2-6",
-        "c3": "t1-2 t1-5",
-        "c4": "t0-4 t1-0 t1-1",
-        "c5": "t0-0 t2-1 t2-3 t2-5",
-        "c6": "t0-1 t0-2 t0-3",
+        "m0": "",
+        "m1": "t1-3 t1-4",
+        "m2": "t2-0 t2-2 t2-4 t2-6",
+        "m3": "t1-2 t1-5",
+        "m4": "t0-4 t1-0 t1-1",
+        "m5": "t0-0 t2-1 t2-3 t2-5",
+        "m6": "t0-1 t0-2 t0-3",
     }
-    assert sum(tp not in kafka["c4"].partitions for tp in owned) == 5
+    assert sum(tp not in kafka["m4"].partitions for tp in owned) == 5
     with monkeypatch.context() as patched:  # the give-back, not the final step
         patched.setattr(_heterogeneous, "_most_even", lambda *_: None)
         result = EvenUniformAssignor().assign(cluster, subs)
-    assert _listed(result) == {**_listed(kafka), "c4": "t0-0 t1-0 t1-1", "c5": "t0-4 t2-1 t2-3 t2-5"}
-    assert sum(tp not in result["c4"].partitions for tp in owned) == 4
+    assert _listed(result) == {**_listed(kafka), "m4": "t0-0 t1-0 t1-1", "m5": "t0-4 t2-1 t2-3 t2-5"}
+    assert sum(tp not in result["m4"].partitions for tp in owned) == 4
     result = EvenUniformAssignor().assign(cluster, subs)
     assert _listed(result) == {
-        "c0": "",
-        "c1": "t1-1 t1-3 t1-4",
-        "c2": "t2-0 t2-2 t2-4",
-        "c3": "t1-2 t1-5",
-        "c4": "t0-0 t0-4 t1-0",
-        "c5": "t2-1 t2-3 t2-5 t2-6",
-        "c6": "t0-1 t0-2 t0-3",
+        "m0": "",
+        "m1": "t1-1 t1-3 t1-4",
+        "m2": "t2-0 t2-2 t2-4",
+        "m3": "t1-2 t1-5",
+        "m4": "t0-0 t0-4 t1-0",
+        "m5": "t2-1 t2-3 t2-5 t2-6",
+        "m6": "t0-1 t0-2 t0-3",
     }
-    assert sum(tp not in result["c4"].partitions for tp in owned) == 5
+    assert sum(tp not in result["m4"].partitions for tp in owned) == 5
 
 
 @given(group=groups(identical=False, owned=True, max_members=6, max_partitions=10))
@@ -536,19 +560,19 @@ def test_uniform_even_heterogeneous_reaches_the_fewest_squared_loads(group: Grou
 def test_uniform_heterogeneous_almost_balanced_by_kafka_is_even_in_uniform_even() -> None:
     """Found against Kafka's Java (ALMOST_BALANCED in tests/java/test_uniform.py): Kafka's passes leave 3/3/4/3/2 in
     member-id order (uniform, as Kafka); uniform-even hands a partition along a chain of subscribers: 3 each."""
-    topics = {"c0": [], "c3": [], "c4": [], "c1": ["t1", "t2"], "c2": ["t1", "t2"], "c5": ["t1"], "c6": ["t1"]}
-    topics["c7"] = ["t2"]
+    topics = {"m0": [], "m3": [], "m4": [], "m1": ["t1", "t2"], "m2": ["t1", "t2"], "m5": ["t1"], "m6": ["t1"]}
+    topics["m7"] = ["t2"]
     subs = {m: Subscription(t) for m, t in topics.items()}
     kafka = UniformAssignor().assign(Cluster({"t1": 7, "t2": 8}), subs)
     assert sorted(len(a.partitions) for a in kafka.values() if a.partitions) == [2, 3, 3, 3, 4]
     result = EvenUniformAssignor().assign(Cluster({"t1": 7, "t2": 8}), subs)
     assert _listed(result) == {
-        "c0": "",
-        "c1": "t1-6 t2-0 t2-3",
-        "c2": "t2-1 t2-4 t2-7",
-        "c3": "",
-        "c4": "",
-        "c5": "t1-0 t1-2 t1-4",
-        "c6": "t1-1 t1-3 t1-5",
-        "c7": "t2-2 t2-5 t2-6",
+        "m0": "",
+        "m1": "t1-6 t2-0 t2-3",
+        "m2": "t2-1 t2-4 t2-7",
+        "m3": "",
+        "m4": "",
+        "m5": "t1-0 t1-2 t1-4",
+        "m6": "t1-1 t1-3 t1-5",
+        "m7": "t2-2 t2-5 t2-6",
     }

@@ -330,20 +330,20 @@ t=68 c: heartbeat: epoch 7 STABLE
 t=70 a: heartbeat: epoch 7 STABLE +[orders-4, orders-5]
 t=120 b: restart, back in 5s -[orders-0, orders-3]
 t=122 target at epoch 8 (uniform)
-t=122 c: heartbeat: epoch 8 STABLE +[orders-3]
-t=125 a: heartbeat: epoch 8 STABLE +[orders-0]
+t=122 c: heartbeat: epoch 8 STABLE +[orders-0]
+t=125 a: heartbeat: epoch 8 STABLE +[orders-3]
 t=125 b: joined (consumer, server default); group epoch 9
 t=125 target at epoch 9 (uniform)
-t=125 c: heartbeat: epoch 8 UNREVOKED_PARTITIONS -[orders-3]
+t=125 c: heartbeat: epoch 8 UNREVOKED_PARTITIONS -[orders-2]
 t=125 c: heartbeat: epoch 9 STABLE
 t=125 a: heartbeat: epoch 8 UNREVOKED_PARTITIONS -[orders-5]
-t=125 b: heartbeat: epoch 9 UNRELEASED_PARTITIONS +[orders-3]
+t=125 b: heartbeat: epoch 9 UNRELEASED_PARTITIONS +[orders-2]
 t=125 a: heartbeat: epoch 9 STABLE
 t=125 b: heartbeat: epoch 9 STABLE +[orders-5]
-t=180 c: restart, back in 5s -[orders-1, orders-2]
+t=180 c: restart, back in 5s -[orders-0, orders-1]
 t=185 target at epoch 10 (uniform)
-t=185 a: heartbeat: epoch 10 STABLE +[orders-1]
-t=185 b: heartbeat: epoch 10 STABLE +[orders-2]
+t=185 a: heartbeat: epoch 10 STABLE +[orders-0]
+t=185 b: heartbeat: epoch 10 STABLE +[orders-1]
 t=185 c: joined (consumer, server default); group epoch 11
 t=185 target at epoch 11 (uniform)
 t=185 a: heartbeat: epoch 10 UNREVOKED_PARTITIONS -[orders-4]
@@ -356,10 +356,10 @@ t=240 d: joined (consumer, server default); group epoch 12
 t=240 target at epoch 12 (uniform)
 t=240 d: heartbeat: epoch 12 UNRELEASED_PARTITIONS
 t=245 a: heartbeat: epoch 12 STABLE
+t=245 b: heartbeat: epoch 11 UNREVOKED_PARTITIONS -[orders-2]
 t=245 b: heartbeat: epoch 12 STABLE
-t=245 c: heartbeat: epoch 11 UNREVOKED_PARTITIONS -[orders-5]
 t=245 c: heartbeat: epoch 12 STABLE
-t=245 d: heartbeat: epoch 12 STABLE +[orders-5]
+t=245 d: heartbeat: epoch 12 STABLE +[orders-2]
 """
 
 
@@ -389,7 +389,7 @@ def test_upgrade_scenario() -> None:
     assert final.stable
     steps = json.loads(json.dumps(sim.timeline.to_json()))
     assert len(steps) == len(sim.timeline.instants)
-    assert steps[-1]["owns"]["d"] == ["orders-5"]
+    assert steps[-1]["owns"]["d"] == ["orders-2"]
     assert steps[-1]["protocol"] == "consumer"
     assert sorted(len(p) for p in final.owned.values()) == [1, 1, 2, 2]
 

@@ -18,8 +18,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from assignors import Assignment, Cluster, Subscription, TopicPartition
-from assignors._core.util import java_sorted
-from assignors.consumer_group import UniformAssignor, _heterogeneous
+from assignors.consumer_group import UniformAssignor, _heterogeneous, coordinator_member_order
 from assignors.consumer_group._heterogeneous import MAX_ITERATION_COUNT, _Levels, _within_one
 from assignors.consumer_group._uniform import _appended, _subscribers
 from assignors.testing import Group, groups
@@ -68,8 +67,9 @@ class _Balancer:
 
 
 def kafka_heterogeneous(cluster: Cluster, subscriptions: Mapping[str, Subscription]) -> dict[str, Assignment]:
-    """Kafka's heterogeneous builder, transcribed: keep, fill one partition at a time, then the balancing passes."""
-    order = java_sorted(subscriptions)
+    """Kafka's heterogeneous builder, transcribed: keep, fill one partition at a time, then the balancing passes;
+    members in the coordinator's order."""
+    order = coordinator_member_order(subscriptions)
     subscribed = sorted({t for s in subscriptions.values() for t in s.topics})
     counts = {t: n for t in subscribed if (n := cluster.partition_count(t) or 0) > 0}
     owners, sizes = _kept(order, counts, subscriptions)

@@ -78,31 +78,31 @@ def _pins(result: Mapping[str, Assignment]) -> dict[str, list[str]]:
 
 OVERLAP = Group(
     Cluster({"t0": 10, "t1": 10}),
-    {"c1": Subscription(["t0"]), "c2": Subscription(["t0", "t1"]), "c3": Subscription(["t1"])},
+    {"m1": Subscription(["t0"]), "m2": Subscription(["t0", "t1"]), "m3": Subscription(["t1"])},
 )
 """A fresh group, the middle member on both topics."""
 
 OVERLAP_39 = {
-    "c1": ["t0-0", "t0-1", "t0-2", "t0-4", "t0-5", "t0-7", "t0-8"],
-    "c2": ["t0-3", "t0-6", "t0-9", "t1-0", "t1-2", "t1-5", "t1-8"],
-    "c3": ["t1-1", "t1-3", "t1-4", "t1-6", "t1-7", "t1-9"],
+    "m1": ["t0-0", "t0-1", "t0-2", "t0-4", "t0-5", "t0-7", "t0-8"],
+    "m2": ["t0-3", "t0-6", "t0-9", "t1-0", "t1-2", "t1-5", "t1-8"],
+    "m3": ["t1-1", "t1-3", "t1-4", "t1-6", "t1-7", "t1-9"],
 }
 """Kafka 3.9.1's target (the 3.9.1 jar under aligned ids, tests/java/test_uniform.py)."""
 
 HANDOVER = Group(
     Cluster({"t0": 10, "t1": 10}),
     {
-        "c1": Subscription(["t0"]),
-        "c2": Subscription(["t1"], owned_partitions=[TopicPartition("t1", p) for p in range(10)]),
-        "c3": Subscription(["t1"]),
+        "m1": Subscription(["t0"]),
+        "m2": Subscription(["t1"], owned_partitions=[TopicPartition("t1", p) for p in range(10)]),
+        "m3": Subscription(["t1"]),
     },
 )
-"""c2 held all of t1; c3 joins it: Kafka 3.9 moves the upper half, 4.0 on the lower."""
+"""m2 held all of t1; m3 joins it: Kafka 3.9 moves the upper half, 4.0 on the lower."""
 
 HANDOVER_39 = {
-    "c1": ["t0-0", "t0-1", "t0-2", "t0-3", "t0-4", "t0-5", "t0-6", "t0-7", "t0-8", "t0-9"],
-    "c2": ["t1-5", "t1-6", "t1-7", "t1-8", "t1-9"],
-    "c3": ["t1-0", "t1-1", "t1-2", "t1-3", "t1-4"],
+    "m1": ["t0-0", "t0-1", "t0-2", "t0-3", "t0-4", "t0-5", "t0-6", "t0-7", "t0-8", "t0-9"],
+    "m2": ["t1-5", "t1-6", "t1-7", "t1-8", "t1-9"],
+    "m3": ["t1-0", "t1-1", "t1-2", "t1-3", "t1-4"],
 }
 
 WORKED = [(OVERLAP, OVERLAP_39), (HANDOVER, HANDOVER_39)]

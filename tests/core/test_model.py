@@ -146,6 +146,37 @@ def test_bad_partition_racks(racks: dict[TopicPartition, Any], match: str) -> No
         Cluster({"t": 2}, partition_racks=racks)
 
 
+@pytest.mark.parametrize(
+    ("topic_ids", "match"),
+    [
+        ({"u": "AAAAAAAAAAEAAAAAAAAAAg"}, "topic_ids names topic='u', which has no partition count"),
+        ({"t": "AAAAAAAAAAEAAAAAAAAAAh"}, "topic id 'AAAAAAAAAAEAAAAAAAAAAh' of topic='t' must be a Kafka Uuid"),
+        ({"t": "not-an-id"}, "topic id 'not-an-id' of topic='t' must be a Kafka Uuid"),
+        ({"t": 7}, "topic id 7 of topic='t'"),
+        (
+            {"t": "AAAAAAAAAAEAAAAAAAAAAg", "v": "AAAAAAAAAAEAAAAAAAAAAg"},
+            "topic_ids gives topic='t' and topic='v' the same id",
+        ),
+        (["t"], "topic_ids must be a mapping"),
+    ],
+)
+def test_bad_topic_ids(topic_ids: Any, match: str) -> None:
+    """Topic ids of topics without a count, or that are not Kafka Uuids as Kafka prints them, are rejected."""
+    with pytest.raises(InvalidSubscriptionError, match=match):
+        Cluster({"t": 2, "v": 1}, topic_ids=topic_ids)
+
+
+def test_topic_ids_are_part_of_the_value() -> None:
+    ids = {"t": "AAAAAAAAAAEAAAAAAAAAAg"}
+    cluster = Cluster({"t": 2}, topic_ids=ids)
+    assert cluster.topic_ids == ids
+    assert cluster != Cluster({"t": 2})
+    assert cluster == Cluster({"t": 2}, topic_ids=dict(ids))
+    assert repr(cluster) == "Cluster({'t': 2}, topic_ids={'t': 'AAAAAAAAAAEAAAAAAAAAAg'})"
+    with pytest.raises(TypeError):
+        cluster.topic_ids["t"] = "x"  # type: ignore[index]
+
+
 @pytest.mark.parametrize("assignor", ASSIGNORS)
 @given(member=not_a_name)
 def test_bad_member_ids_rejected(assignor: type[RangeAssignor], member: Any) -> None:

@@ -418,7 +418,7 @@ def test_scenario_run_takes_consumer_protocol_scenarios() -> None:
     scenario = parse_scenario(json.loads(upgrade.read_text(encoding="utf-8")))
     lines = scenario.run().render().splitlines()
     assert lines[0] == "t=0s  a: classic generation 1 (a joined) +orders[0-5]"
-    assert lines[-1] == "t=245s  d: heartbeat: epoch 12 STABLE +orders[5]"
+    assert lines[-1] == "t=245s  d: heartbeat: epoch 12 STABLE +orders[2]"
 
 
 # Counterexamples hypothesis shrank to: a classic rebalance in which no partition moves (a topic without

@@ -1,16 +1,19 @@
 """The KIP-848 uniform assignor against Kafka's own ``UniformAssignor``, at the oracle's Kafka version.
 
-Kafka iterates members and topic ids in ``HashMap``/``HashSet`` order, which hangs on random member ids and topic
-Uuids; ours goes in member-id and topic-name order. Two ways to compare anyway:
+Kafka iterates members and topic ids in ``HashMap``/``HashSet`` order, which hangs on the member ids and topic
+Uuids; so does ``uniform`` (``coordinator_member_order``, and the topics by :attr:`assignors.Cluster.topic_ids`).
+Three comparisons:
 
-- Aligned ids (:func:`aligned`): members renamed so that Java's ``HashMap`` iterates them in the order we sort them,
-  and topic ids whose hash and ``compareTo`` orders are the names' order. Kafka's order is then ours, and
-  ``UniformAssignor(kafka_version=...)`` must return Kafka's target exactly, on every group.
-- Relabelled runs: Java runs on the group and on relabelled copies of it (other member ids, other topic ids, mapped
-  back). Where every run gives the same target, the result does not depend on that order and ours must equal it
-  exactly; otherwise ours must be one of the targets Kafka's rules give (its loads within Kafka's).
+- Exact (:func:`check_exact`): the group as it is, the same topic ids on both sides (given to ours through
+  ``Cluster(topic_ids=...)``): ``UniformAssignor(kafka_version=...)`` must return Kafka's target exactly, on every
+  group; also with broker-like random member ids, and under aligned ids (:func:`aligned`: members renamed so that
+  Java's ``HashMap`` iterates them in sorted order, topic ids in the names' order).
+- Relabelled runs, ours without topic ids: Java runs on the group and on relabelled copies of it (other member ids,
+  other topic ids, mapped back). Where every run gives the same target, the result does not depend on that order
+  and ours must equal it exactly whatever topic order it went by.
 
-``uniform-even`` (``EvenUniformAssignor``) is ours, not Kafka's: at least as balanced as Kafka's target.
+``uniform-even`` (``EvenUniformAssignor``) is ours, not Kafka's: at least as balanced as Kafka's target in the same
+order.
 
 Kafka 4.0.1 and later keep a member's extra partition (KAFKA-18688); Kafka 3.8 to 4.0.0 do not, checked against
 the 4.0.0 jar. Kafka 3.8 and 3.9 had another heterogeneous builder (before KAFKA-17710), checked against 3.9.1.
@@ -18,7 +21,9 @@ the 4.0.0 jar. Kafka 3.8 and 3.9 had another heterogeneous builder (before KAFKA
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import string
 from collections.abc import Mapping
 
 import pytest
@@ -26,6 +31,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from assignors import Assignment, Cluster, Subscription, TopicPartition
+from assignors._core.util import java_sorted
 from assignors.consumer_group import EvenUniformAssignor, UniformAssignor
 from assignors.testing import Group, validity_problems
 from helpers.java_oracle import JavaError, JavaOracle, side_by_side
@@ -83,28 +89,48 @@ def aligned(group: Group) -> tuple[Group, dict[str, tuple[int, int]], dict[str, 
     return Group(group.cluster, subscriptions), topic_ids, {name: m for m, name in names.items()}
 
 
-def kafka_aligned(oracle: JavaOracle, group: Group) -> dict[str, Assignment]:
-    """Kafka's target for ``group`` under aligned ids, mapped back (a member Kafka leaves out gets nothing)."""
-    renamed, topic_ids, back = aligned(group)
-    result = oracle.server_assign("uniform", renamed.cluster, renamed.subscriptions, topic_ids=topic_ids)
-    mapped = {back[name]: a for name, a in result.items()}
+def id_text(halves: tuple[int, int]) -> str:
+    """A ``Uuid`` given as its two signed halves, as Kafka prints it (22 characters of URL-safe base64)."""
+    raw = halves[0].to_bytes(8, "big", signed=True) + halves[1].to_bytes(8, "big", signed=True)
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def kafka_exact(oracle: JavaOracle, group: Group, topic_ids: Mapping[str, tuple[int, int]]) -> dict[str, Assignment]:
+    """Kafka's target for ``group`` as it is, under ``topic_ids`` (members put into its map in Java's string order,
+    as ``coordinator_member_order`` does; a member Kafka leaves out gets nothing)."""
+    inserted = {member: group.subscriptions[member] for member in java_sorted(group.subscriptions)}
+    result = oracle.server_assign("uniform", group.cluster, inserted, topic_ids=topic_ids)
     return {
-        member: Assignment(sorted(mapped[member].partitions)) if member in mapped else Assignment([])
+        member: Assignment(sorted(result[member].partitions)) if member in result else Assignment([])
         for member in sorted(group.subscriptions)
     }
 
 
-def check_aligned(oracle: JavaOracle, group: Group) -> None:
-    """Under aligned ids Kafka's order is ours: ``uniform`` at the oracle's version is Kafka's target exactly."""
-    ours = UniformAssignor(kafka_version=oracle.version).assign(group.cluster, group.subscriptions)
+def with_topic_ids(cluster: Cluster, topic_ids: Mapping[str, tuple[int, int]]) -> Cluster:
+    """``cluster`` knowing the ids of its topics."""
+    counts = cluster.partitions_per_topic
+    return Cluster(counts, topic_ids={topic: id_text(topic_ids[topic]) for topic in counts if topic in topic_ids})
+
+
+def check_exact(oracle: JavaOracle, group: Group, topic_ids: Mapping[str, tuple[int, int]]) -> None:
+    """``uniform`` with the group's topic ids is Kafka's target exactly (Kafka 3.9's throwing builder aside)."""
+    cluster = with_topic_ids(group.cluster, topic_ids)
+    ours = UniformAssignor(kafka_version=oracle.version).assign(cluster, group.subscriptions)
     try:
-        java = kafka_aligned(oracle, group)
+        java = kafka_exact(oracle, group, topic_ids)
     except JavaError as error:
         if not kafka_mismatches_a_movement_record(error):
             raise
         assert not validity_problems(group.cluster, group.subscriptions, ours), group
         return
-    assert ours == java, f"not Kafka's target under aligned ids\n{group}\n{side_by_side(ours, java)}"
+    assert ours == java, f"not Kafka's target\n{group}\n{side_by_side(ours, java)}"
+
+
+def check_aligned(oracle: JavaOracle, group: Group) -> None:
+    """Exact on the group as it is (topic ids from the names), and on its copy under aligned ids."""
+    check_exact(oracle, group, _salted_ids(group, 0))
+    renamed, topic_ids, _back = aligned(group)
+    check_exact(oracle, renamed, topic_ids)
 
 
 def _salted_ids(group: Group, salt: int) -> dict[str, tuple[int, int]]:
@@ -190,10 +216,12 @@ def check(oracle: JavaOracle, group: Group, salts: list[int], *, kafka_version: 
 
 def check_even(oracle: JavaOracle, group: Group) -> None:
     """``uniform-even`` against Kafka's target in the same order: at least as even, and as even, no more moves."""
-    even = EvenUniformAssignor(kafka_version=oracle.version).assign(group.cluster, group.subscriptions)
+    topic_ids = _salted_ids(group, 0)
+    cluster = with_topic_ids(group.cluster, topic_ids)
+    even = EvenUniformAssignor(kafka_version=oracle.version).assign(cluster, group.subscriptions)
     assert not validity_problems(group.cluster, group.subscriptions, even), group
     try:
-        java = kafka_aligned(oracle, group)
+        java = kafka_exact(oracle, group, topic_ids)
     except JavaError as error:
         if not kafka_mismatches_a_movement_record(error):
             raise
@@ -329,24 +357,55 @@ def test_uniform_before_kafka_18688_against_kafka_4_0(
 
 def test_equal_balance_more_moves_is_kafkas_own_order(oracle: JavaOracle, request: pytest.FixtureRequest) -> None:
     """The open finding of the evening uniform (now uniform-even) was Kafka's order, not a rule: Kafka's target
-    under the original ids moves 1 (c1's t1-1); under ids it iterates in member-id order it moves 2, as ``uniform``
-    does (c1's t1-1 and c4's t0-2), with the same loads."""
+    under the original ids moves 1 (m1's t1-1), and so does ``uniform`` given the same topic ids; under ids it
+    iterates in member-id order both move 2 (c1's t1-1 and c4's t0-2), with the same loads."""
     _before_kafka_17710(oracle, request)
     group = EQUAL_BALANCE_MORE_MOVES
-    ours = UniformAssignor(kafka_version=oracle.version).assign(group.cluster, group.subscriptions)
-    original = {m: Assignment(sorted(p)) for m, p in java_runs(oracle, group, [])[0].items()}
-    assert ours == kafka_aligned(oracle, group)
-    assert squares(ours) == squares(original)
-    assert (moved(group.subscriptions, original), moved(group.subscriptions, ours)) == (1, 2)
+    topic_ids = _salted_ids(group, 0)
+    ours = UniformAssignor(kafka_version=oracle.version).assign(
+        with_topic_ids(group.cluster, topic_ids), group.subscriptions
+    )
+    original = kafka_exact(oracle, group, topic_ids)
+    assert ours == original
+    renamed, aligned_ids, back = aligned(group)
+    in_order = UniformAssignor(kafka_version=oracle.version).assign(
+        with_topic_ids(renamed.cluster, aligned_ids), renamed.subscriptions
+    )
+    assert in_order == kafka_exact(oracle, renamed, aligned_ids)
+    in_order = {back[m]: a for m, a in in_order.items()}
+    assert squares(in_order) == squares(original)
+    assert (moved(group.subscriptions, original), moved(group.subscriptions, in_order)) == (1, 2)
+
+
+_ID_CHARACTERS = string.ascii_letters + string.digits + "-_"
+
+
+@settings(max_examples=EXAMPLES)
+@given(
+    group=server_groups(identical=True) | server_groups(identical=False),
+    names=st.lists(st.text(_ID_CHARACTERS, min_size=21, max_size=21), min_size=40, max_size=40, unique=True),
+    salt=st.integers(1, 2**32),
+)
+def test_uniform_exactly_kafka_under_broker_like_ids(
+    oracle: JavaOracle, group: Group, names: list[str], salt: int
+) -> None:
+    """Members renamed to ids like the ones Kafka's consumers send (22 characters of URL-safe base64), random
+    topic ids: ``uniform`` given the topic ids is Kafka's target, whatever order the ids make."""
+    renamed = {member: names[index] + "A" for index, member in enumerate(sorted(group.subscriptions))}
+    copy = Group(group.cluster, {renamed[m]: s for m, s in group.subscriptions.items()})
+    check_exact(oracle, copy, _salted_ids(group, salt))
 
 
 def test_worked_examples_of_kafka_3_9(oracle: JavaOracle) -> None:
-    """The examples pinned in tests/consumer_group/test_uniform_heterogeneous_38.py are the jar's output: Kafka
-    3.9.1's under aligned ids at 3.8/3.9, and ours is the jar's at every version."""
+    """The examples pinned in tests/consumer_group/test_uniform_heterogeneous_38.py (member ids Java's ``HashMap``
+    iterates in sorted order, topic ids in the names' order) are the jar's output: Kafka 3.9.1's at 3.8/3.9, and
+    ours is the jar's at every version."""
     from consumer_group.test_uniform_heterogeneous_38 import WORKED
 
     for group, expected in WORKED:
-        java = kafka_aligned(oracle, group)
+        _renamed, topic_ids, _back = aligned(group)
+        java = kafka_exact(oracle, group, topic_ids)
         if oracle.version_tuple < KAFKA_17710:
             assert {m: [str(tp) for tp in a.partitions] for m, a in java.items()} == expected
-        assert UniformAssignor(kafka_version=oracle.version).assign(group.cluster, group.subscriptions) == java
+        cluster = with_topic_ids(group.cluster, topic_ids)
+        assert UniformAssignor(kafka_version=oracle.version).assign(cluster, group.subscriptions) == java

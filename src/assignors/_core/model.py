@@ -10,6 +10,7 @@ constructors that skip the checks they have already made.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise, repeat
@@ -102,6 +103,9 @@ _tuple_new = tuple.__new__
 
 
 _NO_RACKS: frozenset[str] = frozenset()
+_TOPIC_ID_LENGTH: Final = 22
+_TOPIC_ID: Final = re.compile(r"[A-Za-z0-9_-]{21}[AQgw]")
+"""Kafka's ``Uuid.toString()``: 16 bytes in URL-safe base64 without padding (the last character holds 2 bits)."""
 
 
 def unchecked_tp(topic: str, partition: int) -> TopicPartition:
@@ -354,24 +358,28 @@ def unchecked_assignment(partitions: tuple[TopicPartition, ...], user_data: byte
 
 
 class Cluster:
-    """Topic metadata for an assignment: partition counts and, optionally, replica racks.
+    """Topic metadata for an assignment: partition counts and, optionally, replica racks and topic ids.
 
     A topic with zero partitions is treated like a topic without metadata. The racks
     of a partition are the racks of all of its replicas (KIP-881); empty rack names are
-    dropped.
+    dropped. ``topic_ids`` are the cluster's topic ids as Kafka prints them (22 characters
+    of URL-safe base64, ``kafka-topics --describe``'s ``TopicId``): KIP-848's server
+    assignors iterate topics in the Java ``HashSet`` order of their ids, so with them the
+    ``uniform`` replay orders topics as the broker does (without them, by name).
 
     >>> c = Cluster({"t": 3}, partition_racks={TopicPartition("t", 0): ["r1", "r2"]})
     >>> c.partition_count("t"), c.partition_count("missing"), sorted(c.racks_of(TopicPartition("t", 0)))
     (3, None, ['r1', 'r2'])
     """
 
-    __slots__ = ("_joined", "_partition_racks", "_partitions_per_topic", "_racks_by_partition")
+    __slots__ = ("_joined", "_partition_racks", "_partitions_per_topic", "_racks_by_partition", "_topic_ids")
 
     def __init__(
         self,
         partitions_per_topic: Mapping[str, int],
         *,
         partition_racks: Mapping[TopicPartition, Iterable[str]] | None = None,
+        topic_ids: Mapping[str, str] | None = None,
     ) -> None:
         given: object = partitions_per_topic  # checked at run time whatever the annotation says
         if not isinstance(given, Mapping):
@@ -390,6 +398,7 @@ class Cluster:
         # The plain dict is for the assignors' hot loops; the public view is read-only.
         self._racks_by_partition = self._validated_racks(counts, partition_racks or {})
         self._partition_racks: Mapping[TopicPartition, frozenset[str]] = MappingProxyType(self._racks_by_partition)
+        self._topic_ids: Mapping[str, str] = MappingProxyType(self._validated_ids(counts, topic_ids or {}))
         # The cache of reused_partitions (not part of the value: equality and hash ignore it).
         self._joined: tuple[tuple[str, ...], tuple[TopicPartition, ...] | None] | None = None
 
@@ -418,6 +427,38 @@ class Cluster:
             if names:
                 racks_by_partition[tp] = frozenset(names)
         return racks_by_partition
+
+    @staticmethod
+    def _validated_ids(counts: Mapping[str, int], topic_ids: Mapping[str, str]) -> dict[str, str]:
+        given: object = topic_ids  # checked at run time whatever the annotation says
+        if not isinstance(given, Mapping):
+            msg = f"topic_ids must be a mapping of topic to its Kafka topic id, got {topic_ids!r}"
+            raise InvalidSubscriptionError(msg)
+        ids: dict[str, str] = {}
+        for topic, topic_id in topic_ids.items():
+            if topic not in counts:
+                msg = f"topic_ids names topic={topic!r}, which has no partition count in partitions_per_topic"
+                raise InvalidSubscriptionError(msg)
+            if type(topic_id) is not str or len(topic_id) != _TOPIC_ID_LENGTH or not _TOPIC_ID.fullmatch(topic_id):
+                msg = (
+                    f"topic id {topic_id!r} of topic={topic!r} must be a Kafka Uuid as Kafka prints it "
+                    "(22 characters of URL-safe base64)"
+                )
+                raise InvalidSubscriptionError(msg)
+            ids[topic] = topic_id
+        if len(set(ids.values())) != len(ids):
+            seen: dict[str, str] = {}
+            for topic, topic_id in sorted(ids.items()):
+                if topic_id in seen:
+                    msg = f"topic_ids gives topic={seen[topic_id]!r} and topic={topic!r} the same id {topic_id!r}"
+                    raise InvalidSubscriptionError(msg)
+                seen[topic_id] = topic
+        return ids
+
+    @property
+    def topic_ids(self) -> Mapping[str, str]:
+        """Read-only mapping of topic to its Kafka topic id (topics without a known id absent)."""
+        return self._topic_ids
 
     @property
     def partitions_per_topic(self) -> Mapping[str, int]:
@@ -452,6 +493,7 @@ class Cluster:
         return (
             self._partitions_per_topic == other._partitions_per_topic
             and self._partition_racks == other._partition_racks
+            and self._topic_ids == other._topic_ids
         )
 
     def __hash__(self) -> int:
@@ -459,7 +501,8 @@ class Cluster:
 
     def __repr__(self) -> str:
         racks = f", partition_racks={dict(self._partition_racks)!r}" if self._partition_racks else ""
-        return f"Cluster({dict(self._partitions_per_topic)!r}{racks})"
+        ids = f", topic_ids={dict(self._topic_ids)!r}" if self._topic_ids else ""
+        return f"Cluster({dict(self._partitions_per_topic)!r}{racks}{ids})"
 
 
 def reused_partitions(cluster: Cluster, topics: tuple[str, ...]) -> tuple[TopicPartition, ...] | None:

@@ -128,9 +128,11 @@ class ServerAssignor(abc.ABC):
         counts, distinct = validate_group_topics(cluster, subscriptions)
         if not subscriptions:
             return {}
-        order = java_sorted(subscriptions)
+        order = self._member_order(subscriptions)
         with gc_paused():
-            lists = self._targets(order, counts, subscriptions, identical=len(distinct) == 1)
+            lists = self._targets(
+                order, counts, subscriptions, identical=len(distinct) == 1, topic_ids=cluster.topic_ids
+            )
             result = {}
             for member, partitions in zip(order, lists, strict=True):
                 if type(partitions) is tuple:  # sorted already (e.g. a previous target handed back as it is)
@@ -142,6 +144,10 @@ class ServerAssignor(abc.ABC):
                 return result
             return {member: result[member] for member in sorted(result)}
 
+    def _member_order(self, subscriptions: Mapping[MemberId, Subscription]) -> list[MemberId]:
+        """The order in which the algorithm goes through the members: Java's string order of their ids."""
+        return java_sorted(subscriptions)
+
     @abc.abstractmethod
     def _targets(
         self,
@@ -150,10 +156,12 @@ class ServerAssignor(abc.ABC):
         subscriptions: Mapping[MemberId, Subscription],
         *,
         identical: bool,
+        topic_ids: Mapping[Topic, str],
     ) -> list[list[TopicPartition]] | list[list[TopicPartition] | tuple[TopicPartition, ...]]:
         """The algorithm: one list per member of ``order``, in that order; a tuple is a sorted target as it is.
 
         ``identical``: every member subscribes to the same topics (Kafka's ``SubscriptionType.HOMOGENEOUS``).
+        ``topic_ids``: the cluster's topic ids that are known (:attr:`assignors.Cluster.topic_ids`).
         """
 
     def subscription_user_data(self, topics: Collection[str]) -> bytes | None:  # noqa: ARG002 - interface

@@ -78,6 +78,7 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
     members: Sequence[MemberId],
     topics_of: Sequence[frozenset[Topic]] | None,
     restore: bool = False,
+    topic_key: Callable[[Topic], object] | None = None,
 ) -> list[list[TopicPartition] | tuple[TopicPartition, ...]]:
     """One target list per member: keep, fill, then balance, as Kafka's heterogeneous builder; optionally evened out.
 
@@ -91,18 +92,19 @@ def heterogeneous_targets(  # noqa: PLR0913 - Kafka's inputs, then the members' 
         counts: partition counts.
         current: each member's valid previous target (see ``previous_targets``): all of it is kept.
         owners: per topic, each partition's owner in ``current`` (-1 for none); updated in place.
-        members: the member ids, sorted (position ``i`` is ``members[i]``).
+        members: the member ids in the coordinator's order (position ``i`` is ``members[i]``).
         topics_of: per position, the member's subscribed topics that have partitions; None skips the most-even
             step (Kafka's result, or more than :data:`MOST_EVEN_CLASSES` distinct subscriptions).
         restore: give a member back a partition Kafka's passes took from it where they gave it another of the same
             topic (:func:`_restore`); False is Kafka's result.
+        topic_key: the last tie-break of Kafka's topic comparator, its topic ids' ``compareTo`` (None: the names).
     """
     sizes = list(map(len, current))
     result: list[list[TopicPartition] | tuple[TopicPartition, ...]] = list(current)  # a list once it changes
 
-    def rank(topic: Topic) -> tuple[float, int, Topic]:
+    def rank(topic: Topic) -> tuple[float, int, object]:
         subs = len(subscribers[topic])
-        return (-(counts[topic] / subs), subs, topic)
+        return (-(counts[topic] / subs), subs, topic if topic_key is None else topic_key(topic))
 
     topics = sorted(subscribers, key=rank)
     before = {topic: owners[topic][:] for topic in topics} if restore else {}  # each partition's previous owner

@@ -67,6 +67,7 @@ class RangeAssignor(ServerAssignor):
         subscriptions: Mapping[MemberId, Subscription],
         *,
         identical: bool,  # noqa: ARG002 - the same rule either way
+        topic_ids: Mapping[Topic, str],  # noqa: ARG002 - Kafka's range goes by topic name
     ) -> list[list[TopicPartition]]:
         # The classic range without racks and with Kafka's member order is this rule exactly.
         result = ClassicRangeAssignor().assign(Cluster(counts), subscriptions)

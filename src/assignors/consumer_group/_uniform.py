@@ -5,6 +5,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Iterable, Sequence
+from functools import partial
 from itertools import chain, compress, pairwise, repeat
 from operator import call, itemgetter
 from typing import TYPE_CHECKING, ClassVar, Final, TypeAlias
@@ -19,6 +20,12 @@ from assignors.consumer_group._common import (
 )
 from assignors.consumer_group._heterogeneous import MOST_EVEN_CLASSES, heterogeneous_targets
 from assignors.consumer_group._heterogeneous_38 import KafkaThrows, heterogeneous_targets_38
+from assignors.consumer_group._java_order import (
+    coordinator_member_order,
+    subscribed_topic_order,
+    target_topic_order,
+    uuid_order_key,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -82,17 +89,21 @@ class UniformAssignor(ServerAssignor):
     ``stable_extras`` is the older spelling of the same choice: True is the default
     version, False is Kafka 4.0.0 (the last before KAFKA-18688).
 
-    Order. Kafka iterates members and topic ids in Java ``HashMap``/``HashSet`` order, which
-    depends on random member ids and topic Uuids. Here members go in member-id order
-    (Java's string order) and topics in name order. A member's previous partitions of a
-    topic go in Java's ``HashSet<Integer>`` order of the set the broker reads from its
-    target record (``Assignment.fromRecord``: ``new HashSet<>(list)``; ascending when the
-    numbers are below the set's table size, else by bucket, ascending within one). The
-    heterogeneous topic comparator breaks its last tie by topic name where Kafka uses the
-    topic Uuid. So Kafka's exact output differs only where a result hinges on member or
-    topic order: which members get the extras, which new partitions a member gets first,
-    which topic an over-quota member keeps first. Racks are ignored, as every released
-    Kafka version ignores them.
+    Order. Kafka iterates members and topic ids in Java ``HashMap``/``HashSet`` order, and so
+    does this port (:mod:`~assignors.consumer_group._java_order`): the members as the
+    coordinator's ``HashMap`` of member ids iterates them (``String.hashCode`` buckets; within
+    one bucket, put in Java's string order, where the broker puts them in its own group state's
+    order); the topics, when the cluster's topic ids are given (``Cluster(topic_ids=...)``), as
+    the ``HashSet`` of their ids iterates them, and a member's previous topics as the map the
+    coordinator reads from its target record iterates them; without topic ids, in name order. A
+    member's previous partitions of a topic go in Java's ``HashSet<Integer>`` order of the set
+    the broker reads from its target record (``Assignment.fromRecord``: ``new HashSet<>(list)``;
+    ascending when the numbers are below the set's table size, else by bucket, ascending within
+    one). The heterogeneous topic comparator breaks its last tie by the topic ids' ``compareTo``
+    (by name without ids). With the broker's member and topic ids the target is the broker's
+    (checked against Kafka's own class on drawn groups, any ids); the remaining difference is
+    the order inside one bucket, which follows the broker's history. Racks are ignored, as every
+    released Kafka version ignores them.
 
     Runtime complexity: O(M log M + T + changed) for identical subscriptions, where
     ``changed`` counts the partitions of members whose target changes (a kept target is
@@ -136,6 +147,10 @@ class UniformAssignor(ServerAssignor):
         self.kafka_version = kafka_version
         self.stable_extras = version >= KAFKA_18688
 
+    def _member_order(self, subscriptions: Mapping[MemberId, Subscription]) -> list[MemberId]:
+        """The members as the coordinator's ``HashMap`` of member ids iterates them (put in Java's string order)."""
+        return coordinator_member_order(subscriptions)
+
     def _targets(
         self,
         order: list[MemberId],
@@ -143,11 +158,21 @@ class UniformAssignor(ServerAssignor):
         subscriptions: Mapping[MemberId, Subscription],
         *,
         identical: bool,
+        topic_ids: Mapping[Topic, str],
     ) -> list[Target]:
+        ids = topic_ids if topic_ids and all(map(topic_ids.__contains__, counts)) else None
         if identical:
             topics = [t for t in subscriptions[order[0]].topics if t in counts]
             owned = [subscriptions[m].owned_partitions for m in order]
-            return homogeneous_targets(topics, counts, owned, stable_extras=self.stable_extras)
+            if ids is None:
+                return homogeneous_targets(topics, counts, owned, stable_extras=self.stable_extras)
+            return homogeneous_targets(
+                subscribed_topic_order(topics, ids),
+                counts,
+                owned,
+                stable_extras=self.stable_extras,
+                run_order=partial(target_topic_order, ids),
+            )
         current, owners = previous_targets(order, counts, subscriptions)
         if not self.even and kafka_version_tuple(self.kafka_version) < KAFKA_17710:
             try:
@@ -163,7 +188,14 @@ class UniformAssignor(ServerAssignor):
                 topics_of = [known[subscriptions[m].topics] for m in order]
         return list(
             heterogeneous_targets(
-                subscribers, counts, current, owners, members=order, topics_of=topics_of, restore=self.even
+                subscribers,
+                counts,
+                current,
+                owners,
+                members=order,
+                topics_of=topics_of,
+                restore=self.even,
+                topic_key=None if ids is None else partial(uuid_order_key, ids),
             )
         )
 
@@ -304,6 +336,28 @@ def _runs(owned: tuple[TopicPartition, ...]) -> list[tuple[Topic, tuple[TopicPar
 Run: TypeAlias = "list[tuple[Topic, tuple[TopicPartition, ...]]]"
 
 
+def _valid_runs(
+    partitions: tuple[TopicPartition, ...], subscribed: set[Topic], counts: Mapping[Topic, int]
+) -> tuple[Run, bool]:
+    """A member's previous target as runs per topic (subscribed topics, existing partitions), and whether that is
+    all of it."""
+    runs: Run = []
+    whole = True
+    if partitions:
+        for topic, run in _runs(partitions):
+            if topic not in subscribed:
+                whole = False
+                continue
+            count = counts[topic]
+            if run[-1][1] >= count:  # partitions the topic no longer has (stale input)
+                run = run[: bisect_left(run, (topic, count))]  # noqa: PLW2901
+                whole = False
+                if not run:
+                    continue
+            runs.append((topic, run))
+    return runs, whole
+
+
 class _Previous:
     """Every member's valid previous target as runs per topic, and the partitions nobody holds.
 
@@ -313,27 +367,23 @@ class _Previous:
 
     __slots__ = ("free", "runs", "whole")
 
-    def __init__(self, topics: list[Topic], counts: Mapping[Topic, int], owned: Sequence[tuple[TopicPartition, ...]]):
+    def __init__(
+        self,
+        topics: list[Topic],
+        counts: Mapping[Topic, int],
+        owned: Sequence[tuple[TopicPartition, ...]],
+        run_order: Callable[[Run], Run] | None = None,
+    ) -> None:
         subscribed = set(topics)
         self.runs: list[Run] = []
         self.whole: list[bool] = []
         by_topic: dict[Topic, list[tuple[int, int]]] = {}  # (member, run index)
         for member, partitions in enumerate(owned):
-            runs: Run = []
-            whole = True
-            if partitions:
-                for topic, run in _runs(partitions):
-                    if topic not in subscribed:
-                        whole = False
-                        continue
-                    count = counts[topic]
-                    if run[-1][1] >= count:  # partitions the topic no longer has (stale input)
-                        run = run[: bisect_left(run, (topic, count))]  # noqa: PLW2901
-                        whole = False
-                        if not run:
-                            continue
-                    by_topic.setdefault(topic, []).append((member, len(runs)))
-                    runs.append((topic, run))
+            runs, whole = _valid_runs(partitions, subscribed, counts)
+            if run_order is not None and len(runs) > 1:
+                runs = run_order(runs)
+            for index, (topic, _) in enumerate(runs):
+                by_topic.setdefault(topic, []).append((member, index))
             self.runs.append(runs)
             self.whole.append(whole)
         self.free: list[tuple[Topic, Sequence[int]]] = []
@@ -389,6 +439,7 @@ def homogeneous_targets(
     owned: Sequence[tuple[TopicPartition, ...]],
     *,
     stable_extras: bool,
+    run_order: Callable[[Run], Run] | None = None,
 ) -> list[Target]:
     """Kafka's ``UniformHomogeneousAssignmentBuilder``: one target per member of ``owned`` (its previous target).
 
@@ -398,8 +449,11 @@ def homogeneous_targets(
     never-assigned partitions; the members still short of their quota then take from that
     list in order. ``stable_extras`` chooses who takes the extras (see :class:`UniformAssignor`).
     A member that keeps its whole previous target and takes nothing gets that tuple back as it is.
+
+    ``topics`` go in the order the coordinator iterates the subscribed topic ids; ``run_order`` puts a member's
+    previous partitions of several topics in the order its target's map iterates them (topic name order without).
     """
-    previous = _Previous(topics, counts, owned)
+    previous = _Previous(topics, counts, owned, run_order)
     kept_runs, unfilled, released = _keep(previous, counts, len(owned), stable_extras=stable_extras)
     gains = _hand_out(unfilled, previous.free + released, counts)
     targets: list[Target] = []

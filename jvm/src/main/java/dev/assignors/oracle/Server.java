@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -170,9 +171,10 @@ final class Server {
             input.racksOf.put(member, rack);
             input.instancesOf.put(member, instance);
             input.spec.members.put(member, new Member(rack, instance, subscribedIds(input, names)));
-            // The coordinator reads a previous target from its record (Assignment.fromRecord): one
-            // new HashSet<>(list) per topic, whose table size (hence iteration order) follows the list's length.
-            Map<Uuid, List<Integer>> lists = new HashMap<>();
+            // The coordinator reads a previous target from its record (Assignment.fromRecord): topics put into a
+            // HashMap in the record's order (here the owned pairs' order: two topic ids in one bucket iterate in it),
+            // one new HashSet<>(list) per topic, whose table size (hence iteration order) follows the list's length.
+            Map<Uuid, List<Integer>> lists = new LinkedHashMap<>();
             for (JsonNode pair : json.path("owned")) {
                 lists.computeIfAbsent(input.id(pair.get(0).asText()), k -> new ArrayList<>()).add(pair.get(1).asInt());
             }
@@ -185,8 +187,9 @@ final class Server {
     }
 
     private static Set<Uuid> subscribedIds(Input input, List<String> names) {
+        // The coordinator resolves a member's HashSet of subscribed topic names (TopicIds), in that set's order.
         Set<Uuid> result = new HashSet<>();
-        for (String name : names) {
+        for (String name : new HashSet<>(names)) {
             Uuid id = input.ids.get(name);
             if (id != null && input.describer.counts.containsKey(id)) {
                 result.add(id);
