@@ -30,6 +30,7 @@ import pytest
 
 from assignors import Cluster, Subscription, TopicPartition, parse_topic_partition
 from assignors.consumer_group import MemberAssignmentState, MemberState, next_member_state, server_assignor
+from assignors.consumer_group._java_order import java_string_hash, kafka_uuid_hash, table_size_of_puts
 from assignors.testing import KafkaBroker
 from assignors.testing._groups import MemberProcess, MemberSpec, settle_group
 from helpers.kafka_jvm import classpath
@@ -65,12 +66,19 @@ class Step:
     events: dict[str, list[dict[str, Any]]]  # member id -> its listener calls within the step
 
 
-def _assign(assignor: str, counts: Mapping[str, int], subs: Mapping[str, tuple[str, ...]], prev: Target) -> Target:
+def _assign(
+    assignor: str,
+    counts: Mapping[str, int],
+    subs: Mapping[str, tuple[str, ...]],
+    prev: Target,
+    topic_ids: Mapping[str, str] | None = None,
+) -> Target:
     subscriptions = {
         m: Subscription(list(t), owned_partitions=[parse_topic_partition(p) for p in prev.get(m, [])])
         for m, t in subs.items()
     }
-    result = server_assignor(SERVER_STRATEGY[assignor]).assign(Cluster(dict(counts)), subscriptions)
+    cluster = Cluster(dict(counts), topic_ids={t: i for t, i in (topic_ids or {}).items() if t in counts})
+    result = server_assignor(SERVER_STRATEGY[assignor]).assign(cluster, subscriptions)
     return {m: sorted(str(tp) for tp in a.partitions) for m, a in result.items()}
 
 
@@ -183,6 +191,10 @@ def _drive(broker: KafkaBroker, assignor: str, work: Path) -> list[Step]:
     counts = dict(START)
     for future in admin.create_topics([NewTopic(t + suffix, n, 1) for t, n in counts.items()]).values():
         future.result(60)
+    from assignors.collect import cluster_topic_ids
+
+    names = cluster_topic_ids({"bootstrap.servers": broker.bootstrap_servers})
+    _TOPIC_IDS[assignor] = {name.removesuffix(suffix): i for i, name in names.items() if name.endswith(suffix)}
     group = f"kip848-steps-{assignor}"
     members: dict[str, MemberProcess] = {}
     steps: list[Step] = []
@@ -235,6 +247,8 @@ def broker() -> Iterator[KafkaBroker]:
 
 
 _RUNS: dict[str, list[Step]] = {}
+_TOPIC_IDS: dict[str, dict[str, str]] = {}
+"""The broker's topic ids of each run's topics (suffix stripped)."""
 
 
 @pytest.fixture
@@ -278,6 +292,39 @@ def test_our_target_is_the_brokers_wherever_the_order_does_not_decide(
             f"{decided} independent of member and topic order\n  " + "\n  ".join(report) + "\n"
         )
     assert exact >= decided
+
+
+def _one_per_bucket(hashes: list[int]) -> bool:
+    """No two keys in one bucket of the table a ``new HashMap<>()`` of them has (16 buckets up to 12 keys)."""
+    size = table_size_of_puts(hashes)
+    buckets = [(h ^ (h >> 16)) & (size - 1) for h in hashes]
+    return len(set(buckets)) == len(buckets)
+
+
+@pytest.mark.parametrize("assignor", ["uniform"])
+def test_uniform_with_the_brokers_ids_is_the_brokers_target(
+    runs: dict[str, list[Step]], assignor: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Given the broker's topic ids (``Cluster(topic_ids=...)``) and its members' ids, ``uniform`` goes through
+    members and topics in the broker's order: the broker's target exactly, at every step where no two member ids
+    (and no two topic ids) share a bucket of Java's table (within one, the order follows the broker's own history).
+    """
+    steps, topic_ids = runs[assignor], _TOPIC_IDS[assignor]
+    assert sorted(topic_ids) == sorted(BOTH)
+    topics_apart = _one_per_bucket([kafka_uuid_hash(i) for i in topic_ids.values()])
+    exact = apart = 0
+    for step in steps:
+        ours = _assign("uniform", step.counts, step.subscriptions, step.previous, topic_ids)
+        if topics_apart and _one_per_bucket([java_string_hash(m) for m in step.subscriptions]):
+            apart += 1
+            assert ours == step.broker, (step.action, ours, step.broker)
+        exact += ours == step.broker
+    with capsys.disabled():
+        sys.stdout.write(
+            f"\nKIP-848 uniform on Kafka 4.4.0 given the broker's ids: {exact}/{len(steps)} steps exact; "
+            f"{apart} steps without two ids in one bucket, every one exact\n"
+        )
+    assert exact >= apart
 
 
 @pytest.mark.parametrize("assignor", ["uniform", "range"])

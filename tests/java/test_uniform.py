@@ -380,20 +380,31 @@ def test_equal_balance_more_moves_is_kafkas_own_order(oracle: JavaOracle, reques
 _ID_CHARACTERS = string.ascii_letters + string.digits + "-_"
 
 
-@settings(max_examples=EXAMPLES)
-@given(
-    group=server_groups(identical=True) | server_groups(identical=False),
-    names=st.lists(st.text(_ID_CHARACTERS, min_size=21, max_size=21), min_size=40, max_size=40, unique=True),
-    salt=st.integers(1, 2**32),
-)
-def test_uniform_exactly_kafka_under_broker_like_ids(
-    oracle: JavaOracle, group: Group, names: list[str], salt: int
-) -> None:
-    """Members renamed to ids like the ones Kafka's consumers send (22 characters of URL-safe base64), random
-    topic ids: ``uniform`` given the topic ids is Kafka's target, whatever order the ids make."""
+_NAMES = st.lists(st.text(_ID_CHARACTERS, min_size=21, max_size=21), min_size=40, max_size=40, unique=True)
+
+
+def check_broker_like(oracle: JavaOracle, group: Group, names: list[str], salt: int) -> None:
+    """Members renamed to ids like the ones Kafka's consumers send (22 characters of URL-safe base64), random topic
+    ids: ``uniform`` given the topic ids is Kafka's target, whatever order the ids make."""
     renamed = {member: names[index] + "A" for index, member in enumerate(sorted(group.subscriptions))}
     copy = Group(group.cluster, {renamed[m]: s for m, s in group.subscriptions.items()})
     check_exact(oracle, copy, _salted_ids(group, salt))
+
+
+@settings(max_examples=EXAMPLES)
+@given(group=server_groups(identical=True), names=_NAMES, salt=st.integers(1, 2**32))
+def test_uniform_exactly_kafka_under_broker_like_ids(
+    oracle: JavaOracle, group: Group, names: list[str], salt: int
+) -> None:
+    check_broker_like(oracle, group, names, salt)
+
+
+@settings(max_examples=EXAMPLES)
+@given(group=server_groups(identical=False), names=_NAMES, salt=st.integers(1, 2**32))
+def test_uniform_heterogeneous_exactly_kafka_under_broker_like_ids(
+    oracle: JavaOracle, group: Group, names: list[str], salt: int
+) -> None:
+    check_broker_like(oracle, group, names, salt)
 
 
 def test_worked_examples_of_kafka_3_9(oracle: JavaOracle) -> None:

@@ -137,7 +137,7 @@ def test_dump_log_to_tables() -> None:
             "assigned": ["foo-0"],
         }
     ]
-    assert builder.topics() == [{"topic": "foo", "partitions": 1, "valid_from": None}]
+    assert builder.topics() == [{"topic": "foo", "partitions": 1, "valid_from": None, "topic_id": None}]
     assert builder.lower_bound_topics() == ["foo"]
 
 
@@ -177,7 +177,7 @@ def test_classic_history_generations_same_generation_empty_and_counts() -> None:
     assert builder.stats["offset commits"] == 1
     assert len(builder.warnings) == 1
     assert "t-3, beyond the 2 partitions given for 't'" in builder.warnings[0]
-    assert builder.topics() == [{"topic": "t", "partitions": 2, "valid_from": None}]
+    assert builder.topics() == [{"topic": "t", "partitions": 2, "valid_from": None, "topic_id": None}]
     assert builder.unsized_topics() == ["u"]
 
 
@@ -219,7 +219,8 @@ def test_kip848_fold_in_offset_order() -> None:
         ("m2", "i2", None),
         ("m1", None, "r1"),
     ]
-    assert builder.topics() == [{"topic": "foo", "partitions": 3, "valid_from": None}]
+    # The id the records gave the topic: the uniform replay's topic order (docs/evaluation.md).
+    assert builder.topics() == [{"topic": "foo", "partitions": 3, "valid_from": None, "topic_id": topic_id}]
     assert builder.lower_bound_topics() == []
 
 
@@ -231,7 +232,9 @@ def test_kip848_topic_ids_without_type_4_use_the_given_names() -> None:
     builder.add(ConsumerGroupTargetAssignmentMetadata("g", 1), 1)
     assert builder.actual[0]["assigned"] == ["bar-4"]
     assert builder.actual[0]["protocol"] == "uniform"
-    assert builder.topics() == [{"topic": "bar", "partitions": 5, "valid_from": None}]
+    assert builder.topics() == [
+        {"topic": "bar", "partitions": 5, "valid_from": None, "topic_id": "AAAAAAAAAAAAAAAAAAAAAg"}
+    ]
 
 
 def test_undecodable_bytes_are_counted_not_raised() -> None:

@@ -33,8 +33,10 @@ TOPICS_COLUMNS: Final[Columns] = (
     ("topic", "string"),
     ("partitions", "int"),
     ("valid_from", "timestamp"),
+    ("topic_id", "string"),
 )
-"""The ``topics`` table: a topic's partition count from ``valid_from`` on (null: from the beginning)."""
+"""The ``topics`` table: a topic's partition count from ``valid_from`` on (null: from the beginning), and its id
+(optional: Kafka's topic id as Kafka prints it; KIP-848's ``uniform`` goes through topics in their ids' order)."""
 
 WEIGHTS_COLUMNS: Final[Columns] = (
     ("topic", "string"),
@@ -136,7 +138,7 @@ ERROR_COLUMNS: Final[Columns] = (("group_id", "string"), ("error", "string"))
 ASSIGNMENT_TYPE: Final = "array<struct<member: string, partitions: array<string>>>"
 """One assignment in a column: the evaluation's ``detail`` column, and the UDFs' argument and result."""
 
-OPTIONAL_COLUMNS: Final = frozenset({"group_instance_id", "rack_id", "valid_from"})
+OPTIONAL_COLUMNS: Final = frozenset({"group_instance_id", "rack_id", "topic_id", "valid_from"})
 """Columns an input table may leave out (they are null then); every other column must be there."""
 
 ACTUAL_STRATEGY: Final = "actual"

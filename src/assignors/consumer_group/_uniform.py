@@ -11,6 +11,7 @@ from operator import call, itemgetter
 from typing import TYPE_CHECKING, ClassVar, Final, TypeAlias
 
 from assignors._core.errors import AssignorError, ConfigurationError
+from assignors._core.util import java_sorted
 from assignors.consumer_group._common import (
     KAFKA_VERSION,
     ServerAssignor,
@@ -173,12 +174,18 @@ class UniformAssignor(ServerAssignor):
                 stable_extras=self.stable_extras,
                 run_order=partial(target_topic_order, ids),
             )
-        current, owners = previous_targets(order, counts, subscriptions)
         if not self.even and kafka_version_tuple(self.kafka_version) < KAFKA_17710:
+            # Kafka 3.8/3.9's builder breaks its ties by member id (a TreeSet of members by size, then id) and
+            # its topics as counted by position in name order, as transcribed (_heterogeneous_38).
+            in_id_order = java_sorted(order)
+            before, _ = previous_targets(in_id_order, counts, subscriptions)
             try:
-                return list(heterogeneous_targets_38(counts, [subscriptions[m].topics for m in order], current))
+                subscribed = [subscriptions[m].topics for m in in_id_order]
+                targets = dict(zip(in_id_order, heterogeneous_targets_38(counts, subscribed, before), strict=True))
+                return [targets[m] for m in order]
             except KafkaThrows:  # Kafka computes no target: the 4.0 builder's stands in
                 pass
+        current, owners = previous_targets(order, counts, subscriptions)
         subscribers = _subscribers(counts, [subscriptions[m].topics for m in order])
         topics_of = None  # Kafka's result, or too many distinct subscriptions for the most-even step
         if self.even:

@@ -143,6 +143,8 @@ class HistoryBuilder:
     errors: list[str] = field(default_factory=list)
     groups_seen: set[str] = field(default_factory=set)
     _observed: dict[str, list[tuple[dt.datetime | None, int]]] = field(default_factory=dict)
+    _ids_by_name: dict[str, str] = field(default_factory=dict)
+    """The topic id the records gave each topic name (the latest), for the ``topics`` table's ``topic_id``."""
     _unsized: set[str] = field(default_factory=set)
     _exact: set[str] = field(default_factory=set)
     _last_ts: dict[str, dt.datetime] = field(default_factory=dict)
@@ -367,6 +369,7 @@ class HistoryBuilder:
                 "(a topic-ids file or the live cluster's metadata), it is kept as the id",
             )
             return topic_id
+        self._ids_by_name[name] = topic_id
         return name
 
     def _consumer_group_snapshot(self, group: str, state: _ConsumerGroupState, epoch: int, ms: int | None) -> None:
@@ -438,8 +441,15 @@ class HistoryBuilder:
 
         Without a given count, a topic's rows are the running maximum of the partitions the
         records show (owned or assigned partitions are a lower bound; a KIP-848 type-4 record
-        gives the count), one row each time it grows, the first valid from always.
+        gives the count), one row each time it grows, the first valid from always. A topic that
+        KIP-848 records named by id carries that id (``topic_id``) on every row.
         """
+        rows = self._topic_rows()
+        for row in rows:
+            row["topic_id"] = self._ids_by_name.get(row["topic"])
+        return rows
+
+    def _topic_rows(self) -> list[Row]:
         rows: list[Row] = []
         for topic in sorted(set(self._observed) | self._unsized | set(self.topic_counts.rows)):
             if topic in self.topic_counts.rows:

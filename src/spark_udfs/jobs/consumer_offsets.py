@@ -109,7 +109,13 @@ def fold_group_frame(frame: pd.DataFrame) -> pd.DataFrame:
     out.extend({"table": "membership", **row, "ts_us": _us(row.pop("snapshot_ts"))} for row in membership)
     out.extend({"table": "actual", **row, "ts_us": _us(row.pop("snapshot_ts"))} for row in actual)
     out.extend(
-        {"table": "topics", "topic": row["topic"], "partitions": row["partitions"], "ts_us": _us(row["valid_from"])}
+        {
+            "table": "topics",
+            "topic": row["topic"],
+            "partitions": row["partitions"],
+            "ts_us": _us(row["valid_from"]),
+            "topic_id": row.get("topic_id"),
+        }
         for row in builder.topics()
     )
     out.extend({"table": "error", "group_id": group, "error": message} for message in builder.errors)
@@ -118,17 +124,22 @@ def fold_group_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _running_max(frame: pd.DataFrame) -> pd.DataFrame:
-    """One topic's lower bounds from every group: a row each time the count grows, the first valid always."""
+    """One topic's lower bounds from every group: a row each time the count grows, the first valid always; the
+    topic's id the records gave it (the latest, the same on every row; the greatest of one time's, so that the
+    groups' order does not decide)."""
     import pandas as pd
 
-    ordered = frame.sort_values(["ts_us", "partitions"], na_position="first", kind="stable")
+    ordered = frame.sort_values(["ts_us", "partitions", "topic_id"], na_position="first", kind="stable")
+    named = ordered["topic_id"].dropna()
+    topic_id = None if named.empty else str(named.iloc[-1])
     rows: list[dict[str, Any]] = []
     best = 0
     for topic, partitions, us in zip(ordered["topic"], ordered["partitions"], ordered["ts_us"], strict=True):
         if partitions > best:
-            rows.append({"topic": topic, "partitions": int(partitions), "ts_us": None if not rows else int(us)})
+            since = None if not rows else int(us)
+            rows.append({"topic": topic, "partitions": int(partitions), "ts_us": since, "topic_id": topic_id})
             best = partitions
-    return pd.DataFrame(rows, columns=["topic", "partitions", "ts_us"])
+    return pd.DataFrame(rows, columns=["topic", "partitions", "ts_us", "topic_id"])
 
 
 def offsets_tables(raw: DataFrame) -> OffsetsTables:
@@ -161,15 +172,15 @@ def offsets_tables(raw: DataFrame) -> OffsetsTables:
         ]
         return folded.where(sf.col("table") == name).select(*picked)
 
-    observations = folded.where(sf.col("table") == "topics").select("topic", "partitions", "ts_us")
+    observations = folded.where(sf.col("table") == "topics").select("topic", "partitions", "ts_us", "topic_id")
     topics = observations.groupBy("topic").applyInPandas(
-        _running_max, schema="topic string, partitions int, ts_us bigint"
+        _running_max, schema="topic string, partitions int, ts_us bigint, topic_id string"
     )
     return OffsetsTables(
         membership=table("membership", MEMBERSHIP_COLUMNS, "snapshot_ts"),
         actual=table("actual", ACTUAL_COLUMNS, "snapshot_ts"),
-        topics=topics.select("topic", "partitions", sf.timestamp_micros(sf.col("ts_us")).alias("valid_from")).select(
-            *column_names(TOPICS_COLUMNS)
-        ),
+        topics=topics.select(
+            "topic", "partitions", sf.timestamp_micros(sf.col("ts_us")).alias("valid_from"), "topic_id"
+        ).select(*column_names(TOPICS_COLUMNS)),
         errors=folded.where(sf.col("table") == "error").select(*column_names(ERROR_COLUMNS)),
     )

@@ -57,7 +57,7 @@ __all__ = ["Evaluation", "evaluate", "evaluate_history"]
 
 def _checked_inputs(
     membership: DataFrame, topics: DataFrame
-) -> tuple[list[tuple[Any, Any, Any]], dict[str, str], dict[str | None, str]]:
+) -> tuple[list[tuple[Any, Any, Any, Any]], dict[str, str], dict[str | None, str]]:
     """The topics' rows, the topics with a bad row (and its message) and the groups with a bad membership row.
 
     The topics table is small: collected to the driver once, its bad values found in what was collected.
@@ -67,7 +67,7 @@ def _checked_inputs(
     for bad in bad_values(topics, TOPICS_COLUMNS, "topics", "topic", collected=collected):
         if bad.key is not None:
             invalid_topics.setdefault(bad.key, bad.message)
-    rows = [(r["topic"], r["partitions"], r["valid_from"]) for r in collected]
+    rows = [(r["topic"], r["partitions"], r["valid_from"], r["topic_id"]) for r in collected]
     errors: dict[str | None, str] = {}
     for bad in bad_values(membership, MEMBERSHIP_COLUMNS, "membership", "group_id"):
         errors.setdefault(bad.key, bad.message)
@@ -166,7 +166,7 @@ def evaluate_history(  # noqa: PLR0913 - the evaluation's options
 
     Args:
         membership: ``group_id, snapshot_ts, member_id, topics, group_instance_id, rack_id``.
-        topics: ``topic, partitions, valid_from`` (small: collected and shipped to the workers).
+        topics: ``topic, partitions, valid_from, topic_id`` (small: collected and shipped to the workers).
             ``group_instance_id``, ``rack_id`` and ``valid_from`` may be left out: null.
         strategies: strategy names, in output order; by default (None) ``ALL_STRATEGIES``, as ``assignors
             evaluate``: the classic four, and KIP-848's ``uniform`` and ``consumer-range`` (protocol ``CONSUMER``),

@@ -8,6 +8,7 @@ naming the snapshot, member or topic.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from assignors import AssignorError, Subscription
 from spark_udfs.replay.values import is_missing
+
+_WITH_ID = 3  # a topics row's fields before its optional topic_id
+_TOPIC_ID = re.compile(r"[A-Za-z0-9_-]{21}[AQgw]")
+"""Kafka's ``Uuid.toString()``: 16 bytes in URL-safe base64, unpadded (the last character holds 2 bits)."""
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -40,12 +45,16 @@ class MemberRow:
 class TopicHistory:
     """Partition counts over time: a snapshot at ``ts`` uses, per topic, the latest row with ``valid_from <= ts``.
 
-    A row without ``valid_from`` holds from the beginning of time.
+    A row without ``valid_from`` holds from the beginning of time. A row may carry the topic's id (a fourth field,
+    the ``topics`` table's ``topic_id``): the id of the latest row that has one holds from that row on.
     """
 
     def __init__(
         self,
-        rows: Iterable[tuple[str | None, int | None, dt.datetime | None]],
+        rows: Iterable[
+            tuple[str | None, int | None, dt.datetime | None]
+            | tuple[str | None, int | None, dt.datetime | None, str | None]
+        ],
         *,
         invalid: Mapping[str, str] | None = None,
     ) -> None:
@@ -53,12 +62,28 @@ class TopicHistory:
         # subscribing group's error, whatever the time (spark_udfs.tables.csv_checks).
         self.invalid: dict[str, str] = dict(invalid or {})
         by_topic: dict[str, dict[tuple[int, Any], set[int | None]]] = {}
-        for topic, partitions, valid_from in rows:
+        ids: dict[str, dict[tuple[int, Any], set[str]]] = {}
+        for row in rows:
+            topic, partitions, valid_from = row[0], row[1], row[2]
             if topic is None:
                 continue
             # (0, -) sorts before any (1, time): rows without valid_from come first.
             when = (0, 0) if valid_from is None else (1, valid_from)
             by_topic.setdefault(topic, {}).setdefault(when, set()).add(partitions)
+            topic_id = row[_WITH_ID] if len(row) > _WITH_ID else None  # the 4-field form
+            if not is_missing(topic_id):
+                if not isinstance(topic_id, str) or not _TOPIC_ID.fullmatch(topic_id):
+                    self.invalid.setdefault(
+                        topic, f"topic_id {topic_id!r} is not a Kafka topic id (22 characters of URL-safe base64)"
+                    )
+                    continue
+                ids.setdefault(topic, {}).setdefault(when, set()).add(topic_id)
+        self._id_times: dict[str, list[tuple[int, Any]]] = {}
+        self._ids: dict[str, list[str]] = {}
+        for topic, named in ids.items():
+            named_at = sorted(named)
+            self._id_times[topic] = named_at
+            self._ids[topic] = [min(named[t]) for t in named_at]  # two ids at one time: the smallest, not row order
         self._times: dict[str, list[tuple[int, Any]]] = {}
         self._counts: dict[str, list[int | None]] = {}
         # Rows with one topic and valid_from but different counts: which one holds would depend on
@@ -78,6 +103,14 @@ class TopicHistory:
         if clashes is None:
             return None
         return clashes.get(bisect_right(self._times[topic], (1, ts)) - 1)
+
+    def id_at(self, topic: str, ts: dt.datetime) -> str | None:
+        """The id of ``topic`` at ``ts`` (None when no row with an id applies yet)."""
+        times = self._id_times.get(topic)
+        if times is None:
+            return None
+        index = bisect_right(times, (1, ts))
+        return self._ids[topic][index - 1] if index else None
 
     def count_at(self, topic: str, ts: dt.datetime) -> tuple[bool, int | None]:
         """``(known, count)`` of ``topic`` at ``ts``; ``known`` is False when no row applies yet."""
@@ -100,6 +133,7 @@ class Snapshot:
     members: dict[str, tuple[str, Subscription]]  # identity -> (member_id, subscription)
     counts: dict[str, int]
     key: tuple[Any, ...]
+    topic_ids: dict[str, str]  # the subscribed topics' ids, where the topics table gives them
     # Built once by the first strategy that rebalances here (the same for every strategy):
     identities: dict[str, str] | None = None  # member_id -> identity
     subscriptions: dict[str, Subscription] | None = None  # member_id -> subscription
@@ -143,11 +177,13 @@ def group_snapshots(rows: Sequence[MemberRow], history: TopicHistory) -> list[Sn
                     counts[topic] = _count(history, topic, ts, member_id, last_counts)
             members[identity] = (member_id, subscription)
         last_counts.update(counts)
+        topic_ids = {topic: topic_id for topic in counts if (topic_id := history.id_at(topic, ts)) is not None}
         key = (
             tuple(sorted((i, s.topics, s.rack_id) for i, (_, s) in members.items())),
             tuple(sorted(counts.items())),
+            tuple(sorted(topic_ids.items())),  # a topic recreated under a new id is new metadata
         )
-        snapshots.append(Snapshot(ts, members, counts, key))
+        snapshots.append(Snapshot(ts, members, counts, key, topic_ids))
     return snapshots
 
 

@@ -333,8 +333,12 @@ def _replay_strategy(
                 carried.update(_weighted(snapshot, state.assignment, options, state), moved_weight=0.0)
             output.append(carried)
         else:
-            if cluster is None or cluster.partitions_per_topic != snapshot.counts:
-                cluster = Cluster(snapshot.counts)
+            if (
+                cluster is None
+                or cluster.partitions_per_topic != snapshot.counts
+                or cluster.topic_ids != snapshot.topic_ids
+            ):
+                cluster = Cluster(snapshot.counts, topic_ids=snapshot.topic_ids)
             if name in WEIGHTED_STRATEGIES and options.weights is not None:  # the loads reported at this snapshot
                 assignor = options.weights.assignor_at(snapshot.ts, snapshot.counts)
             output.append(_rebalance_row(group_id, snapshot, state, assignor, cluster, options))

@@ -119,6 +119,45 @@ def test_static_member_back_under_a_new_member_id_inherits_its_target() -> None:
     assert (owned[2, "a-3"], owned[2, "b"], owned[2, "c"]) == (["t-3", "t-4"], ["t-0", "t-1"], ["t-2", "t-5"])
 
 
+def test_uniform_goes_through_topics_in_the_order_of_their_ids() -> None:
+    """The topics table's ``topic_id``: with the ids, uniform deals t2 (``Uuid.hashCode`` 1) before t1 (2), as the
+    broker's ``HashSet`` of topic ids does; without them, by name. The members go in the coordinator's order (c3 ..
+    c7, c0 .. c2), the extras to the last two. A new id for a topic (recreated) is a metadata change."""
+    rows = [MemberRow(at(0), f"c{i}", ("t1", "t2")) for i in range(8)]
+    rows += [MemberRow(at(1), f"c{i}", ("t1", "t2")) for i in range(8)]
+    by_name = TopicHistory([("t1", 5, None), ("t2", 5, None)])
+    t1, t2, again = "AAAAAAAAAAAAAAAAAAAAAg", "AAAAAAAAAAAAAAAAAAAAAQ", "AAAAAAAAAAAAAAAAAAAABA"
+    by_id = TopicHistory([("t1", 5, None, t1), ("t2", 5, None, t2), ("t2", 5, at(1), again)])
+
+    def targets(history: TopicHistory) -> tuple[list[bool], dict[tuple[int, str], list[str]]]:
+        out, detail = replay_group("g", rows, history, ["uniform"], detail=True)
+        return [r["rebalanced"] for r in out], {(d["snapshot_ts"].minute, d["member"]): d["partitions"] for d in detail}
+
+    rebalanced, named = targets(by_name)
+    assert rebalanced == [True, False]
+    assert [named[0, m] for m in ("c3", "c7", "c0", "c1", "c2")] == [
+        ["t1-0"],
+        ["t1-4"],
+        ["t2-0"],
+        ["t2-1", "t2-2"],
+        ["t2-3", "t2-4"],
+    ]
+    rebalanced, ided = targets(by_id)
+    assert rebalanced == [True, True]
+    swapped = {"t1": "t2", "t2": "t1"}
+    for (minute, member), partitions in named.items():
+        if minute == 0:
+            assert ided[0, member] == [swapped[p[:2]] + p[2:] for p in partitions], member
+
+
+def test_a_topic_id_that_is_no_kafka_id_is_the_subscribing_groups_error() -> None:
+    history = TopicHistory([("t", 6, None, "not-an-id"), ("u", 1, None)])
+    rows, _ = replay_group("g", [MemberRow(at(0), "a", ("t",))], history, ["uniform"])
+    assert "topic_id 'not-an-id' is not a Kafka topic id" in rows[0]["error"]
+    fine, _ = replay_group("g", [MemberRow(at(0), "a", ("u",))], history, ["uniform"])
+    assert fine[0]["error"] is None
+
+
 def test_strategy_names() -> None:
     assert (*STRATEGIES, "uniform", "consumer-range") == ALL_STRATEGIES
     assert isinstance(strategy_assignor("uniform"), UniformAssignor)
