@@ -8,6 +8,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assignors import Cluster, Subscription, TopicPartition
+from assignors.consumer_group import server_assignor
+from assignors.consumer_group._java_order import java_string_hash, table_size_of_puts
 from assignors.kafka_java import kafka_classpath
 from assignors.metrics import CLIENT_PAUSE_FACTORS, DEFAULT_PAUSE_MODEL, PauseModel
 from calibration.fit import EXCLUDED, FITTED, client_of, fit_clients, fit_factors
@@ -294,6 +297,64 @@ def _summary(totals: Mapping[tuple[str, str], Mapping[str, Any]], *, compared: b
     ]
 
 
+def uniform_steps(runs: Mapping[str, Any]) -> tuple[int, int, int, int]:
+    """The broker's ``uniform``, step by step: each step after the group formed, replayed from what the members held
+    before it (their previous target), with the broker's member ids and topic ids.
+
+    Returns the steps, those whose replayed target is what the members held, the steps where no two member ids
+    share a bucket of the coordinator's ``HashMap`` (there the order is the ids' alone), and those of them held.
+    """
+    steps = exact = apart = apart_exact = 0
+    assignor = server_assignor("uniform")
+    for run in runs["runs"]:
+        if run["product"] != "uniform" or not run.get("topic_ids"):
+            continue
+        ids = run["topic_ids"]
+        before: dict[str, tuple[TopicPartition, ...]] = {}
+        for index, step in enumerate(run["steps"]):
+            members = {name: member["member_id"] for name, member in step["members"].items()}
+            held = {
+                members[n]: tuple(sorted(TopicPartition(t, p) for t, p in ps)) for n, ps in step["holdings"].items()
+            }
+            if index > 0:
+                subscriptions = {
+                    member_id: Subscription(step["members"][name]["topics"], owned_partitions=before.get(member_id, ()))
+                    for name, member_id in members.items()
+                }
+                counts = {str(t): int(n) for t, n in step["counts"].items()}
+                cluster = Cluster(counts, topic_ids={t: ids[t] for t in counts if t in ids})
+                same = {m: a.partitions for m, a in assignor.assign(cluster, subscriptions).items()} == held
+                steps += 1
+                exact += same
+                if _one_per_bucket(list(members.values())):
+                    apart += 1
+                    apart_exact += same
+            before = held
+    return steps, exact, apart, apart_exact
+
+
+def _one_per_bucket(member_ids: list[str]) -> bool:
+    hashes = [java_string_hash(m) for m in member_ids]
+    size = table_size_of_puts(hashes)
+    buckets = {(h ^ (h >> 16)) & (size - 1) for h in hashes}
+    return len(buckets) == len(hashes)
+
+
+def _uniform_steps(runs: Mapping[str, Any]) -> list[str]:
+    steps, exact, apart, apart_exact = uniform_steps(runs)
+    if not steps:
+        return []
+    return [
+        (
+            f"- The broker's `uniform`, step by step (each step after the group formed, replayed from what the "
+            f"members held before it, with the broker's member and topic ids): the replayed target is what the "
+            f"members held at {exact} of {steps} steps; at {apart_exact} of the {apart} steps where no two member ids "
+            "share a bucket of the coordinator's `HashMap` (the ids alone decide the order); the other steps hang "
+            "on the order inside one bucket, which follows the broker's own group state."
+        )
+    ]
+
+
 def _handovers(runs: Mapping[str, Any], model: PauseModel, measured: Mapping[str, float]) -> list[str]:
     """KIP-848's hand-overs as the records show them (``assignors collect``'s ``handovers`` table), the factors
     ``assignors evaluate --actual`` would derive from them, and the same factors as the members measured them
@@ -422,6 +483,7 @@ def markdown(
         ),
         "",
         *_summary(totals, compared=bool(earlier)),
+        *_uniform_steps(runs),
         *_collected(runs),
         *_handovers(runs, model, fitted),
         "",

@@ -10,7 +10,7 @@ import pytest
 from calibration.fit import _factors, compact, fit_clients, fit_factors, write_factors
 from calibration.measure import Observed, stall_share, steady_stalls
 from calibration.predict import predict
-from calibration.report import _handovers, _spread, _why, comparable, model_for, previous_totals
+from calibration.report import _handovers, _spread, _why, comparable, model_for, previous_totals, uniform_steps
 from calibration.runner import Group
 from calibration.scenarios import SCENARIOS, SETTINGS, STRATEGIES
 
@@ -412,3 +412,28 @@ def test_a_java_groups_sticky_assignor_is_replayed_with_kafkas_own_class() -> No
     assert [p.same_assignment for p in predict(python, model, kafka_jars=jars)] == [
         p.same_assignment for p in predict(java, model)
     ]
+
+
+def _uniform_run(second: str, holdings: dict[str, list[list[object]]]) -> dict[str, object]:
+    topics = ["t"]
+    return {
+        "product": "uniform",
+        "topic_ids": {"t": "AAAAAAAAAAAAAAAAAAAAAQ"},
+        "steps": [
+            {"members": {"m0": {"member_id": "a", "topics": topics}}, "counts": {"t": 4},
+             "holdings": {"m0": [["t", p] for p in range(4)]}},
+            {"members": {"m0": {"member_id": "a", "topics": topics}, "m1": {"member_id": second, "topics": topics}},
+             "counts": {"t": 4}, "holdings": holdings},
+        ],
+    }  # fmt: skip
+
+
+def test_uniform_steps_count_the_steps_the_replay_holds_and_those_the_ids_alone_order() -> None:
+    """A second member joins a one-member group: the replay from what the members held is the broker's target where
+    the members' held partitions are it; "a" and "b" fall into buckets 1 and 2 of the coordinator's HashMap, "a" and
+    "q" (hash 113) into one bucket."""
+    kept = {"m0": [["t", 0], ["t", 1]], "m1": [["t", 2], ["t", 3]]}
+    assert uniform_steps({"runs": [_uniform_run("b", kept)]}) == (1, 1, 1, 1)
+    assert uniform_steps({"runs": [_uniform_run("q", kept)]}) == (1, 1, 0, 0)
+    other = {"m0": [["t", 2], ["t", 3]], "m1": [["t", 0], ["t", 1]]}
+    assert uniform_steps({"runs": [_uniform_run("b", other), _uniform_run("q", other)]}) == (2, 0, 1, 0)
