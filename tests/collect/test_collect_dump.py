@@ -36,8 +36,8 @@ def test_from_dump_log_writes_the_tables(tmp_path: Path, capsys: pytest.CaptureF
     ]
     assert pq.read_table(out / "actual").column("assigned").to_pylist() == [["foo-0"]]
     assert pq.read_table(out / "topics").to_pylist() == [
-        {"topic": "bar", "partitions": 3, "valid_from": None},
-        {"topic": "foo", "partitions": 1, "valid_from": None},
+        {"topic": "bar", "partitions": 3, "valid_from": None, "topic_id": None},  # classic records: no ids
+        {"topic": "foo", "partitions": 1, "valid_from": None, "topic_id": None},
     ]
     printed = capsys.readouterr().out
     assert "group tombstones 1" in printed
@@ -94,15 +94,16 @@ def test_a_missing_extra_is_one_line_naming_it() -> None:
 
 
 def test_the_tables_columns_are_the_evaluations(tmp_path: Path) -> None:
-    """collect writes each table with the columns of their one home, which the evaluation reads."""
+    """collect writes each table with the columns of their one home, which the evaluation reads (the topics with
+    their ids: COLLECTED_TOPICS_COLUMNS)."""
     from assignors.collect._tables import TableWriter
-    from assignors.tables import ACTUAL_COLUMNS, HANDOVERS_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
+    from assignors.tables import ACTUAL_COLUMNS, COLLECTED_TOPICS_COLUMNS, HANDOVERS_COLUMNS, MEMBERSHIP_COLUMNS
 
     schemas = TableWriter(str(tmp_path)).schemas
     expected = {
         "membership": MEMBERSHIP_COLUMNS,
         "actual": ACTUAL_COLUMNS,
-        "topics": TOPICS_COLUMNS,
+        "topics": COLLECTED_TOPICS_COLUMNS,
         "handovers": HANDOVERS_COLUMNS,
     }
     assert {name: tuple(schema.names) for name, schema in schemas.items()} == {

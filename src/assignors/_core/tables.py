@@ -33,10 +33,15 @@ TOPICS_COLUMNS: Final[Columns] = (
     ("topic", "string"),
     ("partitions", "int"),
     ("valid_from", "timestamp"),
-    ("topic_id", "string"),
 )
-"""The ``topics`` table: a topic's partition count from ``valid_from`` on (null: from the beginning), and its id
-(optional: Kafka's topic id as Kafka prints it; KIP-848's ``uniform`` goes through topics in their ids' order)."""
+"""The ``topics`` table: a topic's partition count from ``valid_from`` on (null: from the beginning)."""
+
+TOPIC_ID_COLUMN: Final = ("topic_id", "string")
+"""An optional column of the ``topics`` table beyond :data:`TOPICS_COLUMNS`: the topic's Kafka id as Kafka prints it
+(KIP-848's ``uniform`` goes through topics in their ids' ``HashSet`` order); ``assignors collect`` writes it."""
+
+COLLECTED_TOPICS_COLUMNS: Final[Columns] = (*TOPICS_COLUMNS, TOPIC_ID_COLUMN)
+"""The ``topics`` table as ``assignors collect`` writes it: :data:`TOPICS_COLUMNS` and :data:`TOPIC_ID_COLUMN`."""
 
 WEIGHTS_COLUMNS: Final[Columns] = (
     ("topic", "string"),

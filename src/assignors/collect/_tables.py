@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from assignors._core.errors import UsageError
-from assignors._core.tables import ACTUAL_COLUMNS, HANDOVERS_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS
+from assignors._core.tables import ACTUAL_COLUMNS, COLLECTED_TOPICS_COLUMNS, HANDOVERS_COLUMNS, MEMBERSHIP_COLUMNS
 from assignors.collect._version import CLUSTER_FILE, write_cluster_file
 
 if TYPE_CHECKING:
@@ -173,7 +173,7 @@ def _arrow_schemas() -> dict[str, Any]:
     tables = (
         ("membership", MEMBERSHIP_COLUMNS),
         ("actual", ACTUAL_COLUMNS),
-        ("topics", TOPICS_COLUMNS),
+        ("topics", COLLECTED_TOPICS_COLUMNS),
         (HANDOVERS_TABLE, HANDOVERS_COLUMNS),
     )
     return {name: pa.schema([(column, kinds[kind]) for column, kind in columns]) for name, columns in tables}

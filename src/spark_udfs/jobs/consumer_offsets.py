@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from assignors import ProtocolError
 from assignors.offsets_topic import HistoryBuilder, UnknownRecord, decode_record, timestamp_of
-from assignors.tables import ACTUAL_COLUMNS, ERROR_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, Columns, column_names
+from assignors.tables import (
+    ACTUAL_COLUMNS,
+    COLLECTED_TOPICS_COLUMNS,
+    ERROR_COLUMNS,
+    MEMBERSHIP_COLUMNS,
+    Columns,
+    column_names,
+)
 from spark_udfs.tables.schemas import ddl
 
 if TYPE_CHECKING:
@@ -43,7 +50,7 @@ FOLDED_COLUMNS: Columns = (
     ("ts_us", "bigint"),
     *dict.fromkeys(
         column
-        for column in (*MEMBERSHIP_COLUMNS, *ACTUAL_COLUMNS, *TOPICS_COLUMNS)
+        for column in (*MEMBERSHIP_COLUMNS, *ACTUAL_COLUMNS, *COLLECTED_TOPICS_COLUMNS)
         if column[0] != "group_id" and column[0] not in _TIMES
     ),
     ("error", "string"),
@@ -181,6 +188,6 @@ def offsets_tables(raw: DataFrame) -> OffsetsTables:
         actual=table("actual", ACTUAL_COLUMNS, "snapshot_ts"),
         topics=topics.select(
             "topic", "partitions", sf.timestamp_micros(sf.col("ts_us")).alias("valid_from"), "topic_id"
-        ).select(*column_names(TOPICS_COLUMNS)),
+        ).select(*column_names(COLLECTED_TOPICS_COLUMNS)),
         errors=folded.where(sf.col("table") == "error").select(*column_names(ERROR_COLUMNS)),
     )

@@ -19,6 +19,7 @@ from assignors.metrics import InvalidWeightError, PauseModel
 from assignors.tables import (
     ACTUAL_COLUMNS,
     ASSIGNMENT_TYPE,
+    COLLECTED_TOPICS_COLUMNS,
     DETAIL_COLUMNS,
     HANDOVERS_COLUMNS,
     MEMBERSHIP_COLUMNS,
@@ -290,9 +291,9 @@ def evaluate(  # noqa: PLR0913 - the evaluation's options
     else "given").
     """
     membership = with_optional_columns(membership, MEMBERSHIP_COLUMNS)
-    topics = with_optional_columns(topics, TOPICS_COLUMNS)
+    topics = with_optional_columns(topics, COLLECTED_TOPICS_COLUMNS)  # topic_id too (optional)
     check_schema(membership, MEMBERSHIP_COLUMNS, "membership")
-    check_schema(topics, TOPICS_COLUMNS, "topics")
+    check_schema(topics, COLLECTED_TOPICS_COLUMNS, "topics")
     if actual is not None:
         actual = with_optional_columns(actual, ACTUAL_COLUMNS)
         check_schema(actual, ACTUAL_COLUMNS, "actual")

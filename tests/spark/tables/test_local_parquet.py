@@ -50,7 +50,7 @@ def test_overwrites_the_directory(tmp_path: Path) -> None:
     written = write_local_parquet(TOPICS, TOPICS_COLUMNS, target)
     assert [p.name for p in target.iterdir()] == [written.name]
     table = pq.read_table(written)
-    assert table.column_names == ["topic", "partitions", "valid_from", "topic_id"]
+    assert table.column_names == ["topic", "partitions", "valid_from"]
     assert str(table.schema.field("valid_from").type) == "timestamp[us, tz=UTC]"
     assert table.to_pylist()[1]["valid_from"] == T0.replace(tzinfo=dt.UTC)
 
