@@ -186,8 +186,14 @@ def test_every_record_the_coordinator_wrote_decodes(collected: Collected) -> Non
     sys.stdout.write(f"\nrecords decoded from Kafka 4.4.0's __consumer_offsets: {decoded}\n")  # the docs' figure
     assert "has no name in the records" not in printed
     assert {p.split("-")[0] for row in collected.actual for p in row["assigned"]} == set(SUBSCRIBED)
-    # every partition was assigned at some point, so the lower bounds are the counts
-    assert collected.topics == [{"topic": t, "partitions": n, "valid_from": None} for t, n in sorted(TOPICS.items())]
+    # every partition was assigned at some point, so the lower bounds are the counts; each topic carries the id the
+    # KIP-848 records named it by, the broker's own (the uniform replay's topic order)
+    from assignors.collect import cluster_topic_ids
+
+    ids = {name: topic_id for topic_id, name in cluster_topic_ids({"bootstrap.servers": collected.bootstrap}).items()}
+    assert collected.topics == [
+        {"topic": t, "partitions": n, "valid_from": None, "topic_id": ids[t]} for t, n in sorted(TOPICS.items())
+    ]
 
 
 @pytest.mark.parametrize("group", ["kafka-python-range", "aiokafka-roundrobin"])
