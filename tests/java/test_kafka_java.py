@@ -193,3 +193,11 @@ def test_a_kafka_installation_a_libs_directory_and_a_listing_all_read(tmp_path: 
     listing = build_dir() / "classpath.txt"
     assert kafka_classpath(listing) == tuple(listing.read_text(encoding="utf-8").strip().split(os.pathsep))
     assert kafka_classpath(os.pathsep.join(jars)) == jars
+
+
+def test_a_classpath_longer_than_a_file_name_is_read_as_a_classpath(tmp_path: Path) -> None:
+    """A classpath past PATH_MAX (a broker's, some 5,000 characters at Kafka 3.9.1) is not a file name to probe:
+    its entries are read, and the first that does not exist is named."""
+    entries = [str(tmp_path / f"{'x' * 200}-{index}.jar") for index in range(30)]
+    with pytest.raises(ConfigurationError, match=r"x-0\.jar does not exist"):
+        kafka_classpath(os.pathsep.join(entries))

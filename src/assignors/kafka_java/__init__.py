@@ -52,7 +52,7 @@ from assignors._wire.consumer_protocol import decode_assignment, encode_subscrip
 from assignors._wire.flex import FlexReader
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
 __all__ = [
     "DIFFERENT_FROM_OURS",
@@ -124,6 +124,14 @@ def kafka_classpath(location: str | os.PathLike[str] | Sequence[str]) -> tuple[s
     return _classpath(given)
 
 
+def _probe(test: Callable[[], bool]) -> bool:
+    """``test()`` of a location that may be a classpath: a long one is no file name (``ENAMETOOLONG``: False)."""
+    try:
+        return test()
+    except OSError:
+        return False
+
+
 @functools.lru_cache(maxsize=64)
 def _classpath(location: str | tuple[str, ...]) -> tuple[str, ...]:
     """:func:`kafka_classpath` of one location, or of entries given one by one (a failure is not kept)."""
@@ -132,10 +140,10 @@ def _classpath(location: str | tuple[str, ...]) -> tuple[str, ...]:
     else:
         text = location
         path = Path(text)
-        if path.is_dir():
+        if _probe(path.is_dir):
             libs = path / "libs" if (path / "libs").is_dir() else path
             entries = sorted(str(jar) for jar in libs.glob("*.jar"))
-        elif path.is_file() and path.suffix != ".jar":
+        elif _probe(path.is_file) and path.suffix != ".jar":
             entries = [e for e in path.read_text(encoding="utf-8").strip().split(os.pathsep) if e]
         else:
             entries = [e for e in text.split(os.pathsep) if e]
