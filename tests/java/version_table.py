@@ -53,7 +53,7 @@ ROWS: list[tuple[str, str, tuple[str, ...]]] = [
     ),
     (
         "uniform, mixed subscriptions",
-        "exact (any member and topic ids)",
+        "exact (any member and topic ids; 3.8/3.9: aligned ids)",
         (
             "test_uniform_heterogeneous_exactly_kafka_under_aligned_ids",
             "test_uniform_heterogeneous_exactly_kafka_under_broker_like_ids",
