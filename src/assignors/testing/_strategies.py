@@ -40,19 +40,25 @@ _T = TypeVar("_T")
 
 def _composite(draw_one: Callable[..., _T]) -> Callable[..., SearchStrategy]:
     """``hypothesis.strategies.composite``, applied at the first call: importing this module imports no Hypothesis
-    (``import assignors`` and its submodules stay dependency-free), drawing up a strategy does."""
+    (``import assignors`` and its submodules stay dependency-free), drawing up a strategy does. This decorator runs
+    at import time, so Hypothesis is imported by :func:`_hypothesis_composite`, which only the first draw calls."""
     built: list[Callable[..., SearchStrategy]] = []
 
     @wraps(draw_one)
     def strategy(*args: Any, **kwargs: Any) -> SearchStrategy:
         if not built:
-            require_hypothesis()
-            from hypothesis import strategies as st
-
-            built.append(st.composite(draw_one))
+            built.append(_hypothesis_composite(draw_one))
         return built[0](*args, **kwargs)
 
     return strategy
+
+
+def _hypothesis_composite(draw_one: Callable[..., _T]) -> Callable[..., SearchStrategy]:
+    """``hypothesis.strategies.composite(draw_one)``, Hypothesis imported here (the ``testing`` extra)."""
+    require_hypothesis()
+    from hypothesis import strategies as st
+
+    return st.composite(draw_one)
 
 
 @dataclass(frozen=True)
