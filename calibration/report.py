@@ -10,7 +10,7 @@ from typing import Any
 
 from assignors import Cluster, Subscription, TopicPartition
 from assignors.consumer_group import server_assignor
-from assignors.consumer_group._java_order import java_string_hash, table_size_of_puts
+from assignors.consumer_group._java_order import java_string_hash, one_per_bucket
 from assignors.kafka_java import kafka_classpath
 from assignors.metrics import CLIENT_PAUSE_FACTORS, DEFAULT_PAUSE_MODEL, PauseModel
 from calibration.fit import EXCLUDED, FITTED, client_of, fit_clients, fit_factors
@@ -326,18 +326,11 @@ def uniform_steps(runs: Mapping[str, Any]) -> tuple[int, int, int, int]:
                 same = {m: a.partitions for m, a in assignor.assign(cluster, subscriptions).items()} == held
                 steps += 1
                 exact += same
-                if _one_per_bucket(list(members.values())):
+                if one_per_bucket([java_string_hash(m) for m in members.values()]):
                     apart += 1
                     apart_exact += same
             before = held
     return steps, exact, apart, apart_exact
-
-
-def _one_per_bucket(member_ids: list[str]) -> bool:
-    hashes = [java_string_hash(m) for m in member_ids]
-    size = table_size_of_puts(hashes)
-    buckets = {(h ^ (h >> 16)) & (size - 1) for h in hashes}
-    return len(buckets) == len(hashes)
 
 
 def _uniform_steps(runs: Mapping[str, Any]) -> list[str]:

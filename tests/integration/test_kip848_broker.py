@@ -30,7 +30,7 @@ import pytest
 
 from assignors import Cluster, Subscription, TopicPartition, parse_topic_partition
 from assignors.consumer_group import MemberAssignmentState, MemberState, next_member_state, server_assignor
-from assignors.consumer_group._java_order import java_string_hash, kafka_uuid_hash, table_size_of_puts
+from assignors.consumer_group._java_order import java_string_hash, kafka_uuid_hash, one_per_bucket
 from assignors.testing import KafkaBroker
 from assignors.testing._groups import MemberProcess, MemberSpec, settle_group
 from helpers.kafka_jvm import classpath
@@ -294,13 +294,6 @@ def test_our_target_is_the_brokers_wherever_the_order_does_not_decide(
     assert exact >= decided
 
 
-def _one_per_bucket(hashes: list[int]) -> bool:
-    """No two keys in one bucket of the table a ``new HashMap<>()`` of them has (16 buckets up to 12 keys)."""
-    size = table_size_of_puts(hashes)
-    buckets = [(h ^ (h >> 16)) & (size - 1) for h in hashes]
-    return len(set(buckets)) == len(buckets)
-
-
 @pytest.mark.parametrize("assignor", ["uniform"])
 def test_uniform_with_the_brokers_ids_is_the_brokers_target(
     runs: dict[str, list[Step]], assignor: str, capsys: pytest.CaptureFixture[str]
@@ -311,11 +304,11 @@ def test_uniform_with_the_brokers_ids_is_the_brokers_target(
     """
     steps, topic_ids = runs[assignor], _TOPIC_IDS[assignor]
     assert sorted(topic_ids) == sorted(BOTH)
-    topics_apart = _one_per_bucket([kafka_uuid_hash(i) for i in topic_ids.values()])
+    topics_apart = one_per_bucket([kafka_uuid_hash(i) for i in topic_ids.values()])
     exact = apart = 0
     for step in steps:
         ours = _assign("uniform", step.counts, step.subscriptions, step.previous, topic_ids)
-        if topics_apart and _one_per_bucket([java_string_hash(m) for m in step.subscriptions]):
+        if topics_apart and one_per_bucket([java_string_hash(m) for m in step.subscriptions]):
             apart += 1
             assert ours == step.broker, (step.action, ours, step.broker)
         exact += ours == step.broker

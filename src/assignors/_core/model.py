@@ -103,9 +103,17 @@ _tuple_new = tuple.__new__
 
 
 _NO_RACKS: frozenset[str] = frozenset()
-_TOPIC_ID_LENGTH: Final = 22
 _TOPIC_ID: Final = re.compile(r"[A-Za-z0-9_-]{21}[AQgw]")
 """Kafka's ``Uuid.toString()``: 16 bytes in URL-safe base64 without padding (the last character holds 2 bits)."""
+
+
+def is_topic_id(value: object) -> TypeGuard[str]:
+    """Whether ``value`` is a Kafka topic id as Kafka prints it (``Uuid.toString()``: 22 characters).
+
+    >>> is_topic_id("AAAAAAAAAAEAAAAAAAAAAg"), is_topic_id("AAAAAAAAAAEAAAAAAAAAAh"), is_topic_id(7)
+    (True, False, False)
+    """
+    return type(value) is str and _TOPIC_ID.fullmatch(value) is not None
 
 
 def unchecked_tp(topic: str, partition: int) -> TopicPartition:
@@ -439,7 +447,7 @@ class Cluster:
             if topic not in counts:
                 msg = f"topic_ids names topic={topic!r}, which has no partition count in partitions_per_topic"
                 raise InvalidSubscriptionError(msg)
-            if type(topic_id) is not str or len(topic_id) != _TOPIC_ID_LENGTH or not _TOPIC_ID.fullmatch(topic_id):
+            if not is_topic_id(topic_id):
                 msg = (
                     f"topic id {topic_id!r} of topic={topic!r} must be a Kafka Uuid as Kafka prints it "
                     "(22 characters of URL-safe base64)"

@@ -17,11 +17,11 @@ does not know: here keys go in sorted order, so the result is a function of the 
 from __future__ import annotations
 
 import base64
-import binascii
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final, TypeVar
 
 from assignors._core.errors import InvalidSubscriptionError
+from assignors._core.model import is_topic_id
 from assignors._core.util import java_sorted
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ __all__ = [
     "java_map_order",
     "java_string_hash",
     "kafka_uuid_hash",
+    "one_per_bucket",
     "subscribed_topic_order",
     "table_size_of_copy",
     "table_size_of_puts",
@@ -43,8 +44,6 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 _MASK: Final = 0xFFFFFFFF
-_UUID_TEXT: Final = 22  # characters of Uuid.toString(): 16 bytes in URL-safe base64, unpadded
-_UUID_BYTES: Final = 16
 _TREEIFY: Final = 8  # a bucket's keys before the one that makes it a tree (TREEIFY_THRESHOLD)
 _MIN_TREEIFY: Final = 64  # below this table size a full bucket doubles the table instead (MIN_TREEIFY_CAPACITY)
 
@@ -65,13 +64,10 @@ def java_string_hash(text: str) -> int:
 
 @lru_cache(maxsize=1 << 12)
 def _uuid_halves(text: str) -> tuple[int, int]:
-    try:
-        raw = base64.urlsafe_b64decode(text + "==") if len(text) == _UUID_TEXT else b""
-    except (binascii.Error, ValueError):
-        raw = b""
-    if len(raw) != _UUID_BYTES:
+    if not is_topic_id(text):
         msg = f"topic id {text!r} is not a Kafka Uuid (22 characters of URL-safe base64, as Kafka prints one)"
         raise InvalidSubscriptionError(msg)
+    raw = base64.urlsafe_b64decode(text + "==")
     return int.from_bytes(raw[:8], "big", signed=True), int.from_bytes(raw[8:], "big", signed=True)
 
 
@@ -96,6 +92,17 @@ def kafka_uuid_hash(text: str) -> int:
 
 def _bucket(h: int, size: int) -> int:
     return (h ^ (h >> 16)) & (size - 1)
+
+
+def one_per_bucket(hashes: Sequence[int]) -> bool:
+    """Whether no two of ``hashes`` share a bucket of the table a ``new HashMap<>()`` of them has: then its order is
+    the hashes' alone, not the order the keys were put in.
+
+    >>> one_per_bucket([97, 98]), one_per_bucket([97, 113])  # "a" and "b"; "a" and "q" share bucket 1 of 16
+    (True, False)
+    """
+    size = table_size_of_puts(hashes)
+    return len({_bucket(h, size) for h in hashes}) == len(hashes)
 
 
 def table_size_of_puts(hashes: Sequence[int], *, initial: int = 16) -> int:

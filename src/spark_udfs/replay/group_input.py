@@ -8,18 +8,16 @@ naming the snapshot, member or topic.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assignors import AssignorError, Subscription
+from assignors._core.model import is_topic_id
 from spark_udfs.replay.values import is_missing
 
 _WITH_ID = 3  # a topics row's fields before its optional topic_id
-_TOPIC_ID = re.compile(r"[A-Za-z0-9_-]{21}[AQgw]")
-"""Kafka's ``Uuid.toString()``: 16 bytes in URL-safe base64, unpadded (the last character holds 2 bits)."""
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -72,7 +70,7 @@ class TopicHistory:
             by_topic.setdefault(topic, {}).setdefault(when, set()).add(partitions)
             topic_id = row[_WITH_ID] if len(row) > _WITH_ID else None  # the 4-field form
             if not is_missing(topic_id):
-                if not isinstance(topic_id, str) or not _TOPIC_ID.fullmatch(topic_id):
+                if not is_topic_id(topic_id):
                     self.invalid.setdefault(
                         topic, f"topic_id {topic_id!r} is not a Kafka topic id (22 characters of URL-safe base64)"
                     )
