@@ -44,6 +44,7 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 _MASK: Final = 0xFFFFFFFF
+_DEFAULT_TABLE: Final = 16  # the table the first put into a new HashMap<>() allocates
 _TREEIFY: Final = 8  # a bucket's keys before the one that makes it a tree (TREEIFY_THRESHOLD)
 _MIN_TREEIFY: Final = 64  # below this table size a full bucket doubles the table instead (MIN_TREEIFY_CAPACITY)
 
@@ -105,16 +106,13 @@ def one_per_bucket(hashes: Sequence[int]) -> bool:
     return len({_bucket(h, size) for h in hashes}) == len(hashes)
 
 
-def table_size_of_puts(hashes: Sequence[int], *, initial: int = 16) -> int:
-    """The table size of a ``HashMap`` after putting keys of ``hashes`` (distinct keys) in that order.
+def table_size_of_puts(hashes: Sequence[int]) -> int:
+    """The table size of a ``new HashMap<>()`` after putting keys of ``hashes`` (distinct keys) in that order.
 
-    ``initial`` is the table the first put allocates: 16 for ``new HashMap<>()``, ``tableSizeFor(n)`` for
-    ``new HashMap<>(n)`` (1 for ``n`` = 0).
-
-    >>> table_size_of_puts(range(12)), table_size_of_puts(range(13)), table_size_of_puts(range(2), initial=2)
-    (16, 32, 4)
+    >>> table_size_of_puts(range(12)), table_size_of_puts(range(13)), table_size_of_puts([16 * i for i in range(9)])
+    (16, 32, 32)
     """
-    size = initial
+    size = _DEFAULT_TABLE
     counts: dict[int, int] = {}
     for index, h in enumerate(hashes):
         bucket = _bucket(h, size)
