@@ -1,10 +1,11 @@
 """The tables ``assignors collect`` writes and ``assignors evaluate`` reads and writes: their columns, in one home.
 
 Each table is a tuple of ``(name, type)`` in Spark SQL's type names, as plain Python (no Spark needed);
-``INT32_MAX`` is the largest value of an ``int`` column.
+``INT32_MAX`` is the largest value of an ``int`` column; :func:`is_topic_id` says whether a ``topic_id`` value
+is a Kafka topic id.
 """
 
-from assignors._core.model import INT32_MAX
+from assignors._core.model import INT32_MAX, is_topic_id
 from assignors._core.tables import (
     ACTUAL_COLUMNS,
     ACTUAL_STRATEGY,
@@ -44,4 +45,5 @@ __all__ = [
     "WEIGHTS_COLUMNS",
     "Columns",
     "column_names",
+    "is_topic_id",
 ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assignors import AssignorError, Subscription
-from assignors._core.model import is_topic_id
+from assignors.tables import is_topic_id
 from spark_udfs.replay.values import is_missing
 
 _WITH_ID = 3  # a topics row's fields before its optional topic_id
