@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from assignors import Cluster, Subscription, TopicPartition
-from assignors.consumer_group import server_assignor
+from assignors.consumer_group import CoordinatorTable, server_assignor
 from assignors.consumer_group._java_order import java_string_hash, one_per_bucket
 from assignors.kafka_java import kafka_classpath
 from assignors.metrics import CLIENT_PAUSE_FACTORS, DEFAULT_PAUSE_MODEL, PauseModel
@@ -299,18 +299,21 @@ def _summary(totals: Mapping[tuple[str, str], Mapping[str, Any]], *, compared: b
 
 def uniform_steps(runs: Mapping[str, Any]) -> tuple[int, int, int, int]:
     """The broker's ``uniform``, step by step: each step after the group formed, replayed from what the members held
-    before it (their previous target), with the broker's member ids and topic ids.
+    before it (their previous target), with the broker's member ids and topic ids, and the coordinator's table of
+    members followed through the group's steps (:class:`~assignors.consumer_group.CoordinatorTable`).
 
-    Returns the steps, those whose replayed target is what the members held, the steps where no two member ids
-    share a bucket of the coordinator's ``HashMap`` (there the order is the ids' alone), and those of them held.
+    Returns the steps, those whose replayed target is what the members held, those without the table (the member
+    ids alone in Java's string order), and the steps where two member ids share a bucket of the coordinator's
+    ``HashMap`` (where the table decides their order).
     """
-    steps = exact = apart = apart_exact = 0
+    steps = exact = alone = shared = 0
     assignor = server_assignor("uniform")
     for run in runs["runs"]:
         if run["product"] != "uniform" or not run.get("topic_ids"):
             continue
         ids = run["topic_ids"]
         before: dict[str, tuple[TopicPartition, ...]] = {}
+        table = CoordinatorTable()
         for index, step in enumerate(run["steps"]):
             members = {name: member["member_id"] for name, member in step["members"].items()}
             held = {
@@ -323,27 +326,27 @@ def uniform_steps(runs: Mapping[str, Any]) -> tuple[int, int, int, int]:
                 }
                 counts = {str(t): int(n) for t, n in step["counts"].items()}
                 cluster = Cluster(counts, topic_ids={t: ids[t] for t in counts if t in ids})
-                same = {m: a.partitions for m, a in assignor.assign(cluster, subscriptions).items()} == held
+                ours = assignor.assign(cluster, subscriptions, coordinator=table)
                 steps += 1
-                exact += same
-                if one_per_bucket([java_string_hash(m) for m in members.values()]):
-                    apart += 1
-                    apart_exact += same
+                exact += {m: a.partitions for m, a in ours.items()} == held
+                alone += {m: a.partitions for m, a in assignor.assign(cluster, subscriptions).items()} == held
+                shared += not one_per_bucket([java_string_hash(m) for m in members.values()])
+            table.update(members.values())
             before = held
-    return steps, exact, apart, apart_exact
+    return steps, exact, alone, shared
 
 
 def _uniform_steps(runs: Mapping[str, Any]) -> list[str]:
-    steps, exact, apart, apart_exact = uniform_steps(runs)
+    steps, exact, alone, shared = uniform_steps(runs)
     if not steps:
         return []
     return [
         (
             f"- The broker's `uniform`, step by step (each step after the group formed, replayed from what the "
-            f"members held before it, with the broker's member and topic ids): the replayed target is what the "
-            f"members held at {exact} of {steps} steps; at {apart_exact} of the {apart} steps where no two member ids "
-            "share a bucket of the coordinator's `HashMap` (the ids alone decide the order); the other steps hang "
-            "on the order inside one bucket, which follows the broker's own group state."
+            f"members held before it, with the broker's member and topic ids and the coordinator's table of members "
+            f"followed through the group's steps): the replayed target is what the members held at {exact} of "
+            f"{steps} steps ({alone} without the table: the member ids alone, in Java's string order; {shared} steps "
+            "have two member ids in one bucket of the coordinator's `HashMap`, where the table decides their order)."
         )
     ]
 

@@ -29,7 +29,13 @@ from typing import Any
 import pytest
 
 from assignors import Cluster, Subscription, TopicPartition, parse_topic_partition
-from assignors.consumer_group import MemberAssignmentState, MemberState, next_member_state, server_assignor
+from assignors.consumer_group import (
+    CoordinatorTable,
+    MemberAssignmentState,
+    MemberState,
+    next_member_state,
+    server_assignor,
+)
 from assignors.consumer_group._java_order import java_string_hash, kafka_uuid_hash, one_per_bucket
 from assignors.testing import KafkaBroker
 from assignors.testing._groups import MemberProcess, MemberSpec, settle_group
@@ -72,13 +78,14 @@ def _assign(
     subs: Mapping[str, tuple[str, ...]],
     prev: Target,
     topic_ids: Mapping[str, str] | None = None,
+    coordinator: CoordinatorTable | None = None,
 ) -> Target:
     subscriptions = {
         m: Subscription(list(t), owned_partitions=[parse_topic_partition(p) for p in prev.get(m, [])])
         for m, t in subs.items()
     }
     cluster = Cluster(dict(counts), topic_ids={t: i for t, i in (topic_ids or {}).items() if t in counts})
-    result = server_assignor(SERVER_STRATEGY[assignor]).assign(cluster, subscriptions)
+    result = server_assignor(SERVER_STRATEGY[assignor]).assign(cluster, subscriptions, coordinator=coordinator)
     return {m: sorted(str(tp) for tp in a.partitions) for m, a in result.items()}
 
 
@@ -298,26 +305,35 @@ def test_our_target_is_the_brokers_wherever_the_order_does_not_decide(
 def test_uniform_with_the_brokers_ids_is_the_brokers_target(
     runs: dict[str, list[Step]], assignor: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Given the broker's topic ids (``Cluster(topic_ids=...)``) and its members' ids, ``uniform`` goes through
-    members and topics in the broker's order: the broker's target exactly, at every step where no two member ids
-    (and no two topic ids) share a bucket of Java's table (within one, the order follows the broker's own history).
+    """Given the broker's topic ids (``Cluster(topic_ids=...)``), its members' ids and the order they came in
+    (``CoordinatorTable``), ``uniform`` goes through members and topics in the broker's order: the broker's target
+    exactly, at every step, those where two member ids share a bucket of Java's table included (there the order
+    follows the coordinator's own table of members); without the table, at every step where they do not.
     """
     steps, topic_ids = runs[assignor], _TOPIC_IDS[assignor]
     assert sorted(topic_ids) == sorted(BOTH)
     topics_apart = one_per_bucket([kafka_uuid_hash(i) for i in topic_ids.values()])
-    exact = apart = 0
+    table = CoordinatorTable()
+    exact = apart = shared = 0
     for step in steps:
-        ours = _assign("uniform", step.counts, step.subscriptions, step.previous, topic_ids)
-        if topics_apart and one_per_bucket([java_string_hash(m) for m in step.subscriptions]):
+        ours = _assign("uniform", step.counts, step.subscriptions, step.previous, topic_ids, coordinator=table)
+        table.update(step.subscriptions)
+        alone = _assign("uniform", step.counts, step.subscriptions, step.previous, topic_ids)
+        if one_per_bucket([java_string_hash(m) for m in step.subscriptions]):
             apart += 1
+            if topics_apart:
+                assert alone == step.broker, (step.action, alone, step.broker)
+        else:
+            shared += 1
+        if topics_apart:
             assert ours == step.broker, (step.action, ours, step.broker)
         exact += ours == step.broker
     with capsys.disabled():
         sys.stdout.write(
-            f"\nKIP-848 uniform on Kafka 4.4.0 given the broker's ids: {exact}/{len(steps)} steps exact; "
-            f"{apart} steps without two ids in one bucket, every one exact\n"
+            f"\nKIP-848 uniform on Kafka 4.4.0 given the broker's ids and its table of members: {exact}/{len(steps)} "
+            f"steps exact ({shared} with two member ids in one bucket; without the table {apart} without)\n"
         )
-    assert exact >= apart
+    assert exact == len(steps) or not topics_apart
 
 
 @pytest.mark.parametrize("assignor", ["uniform", "range"])

@@ -6,8 +6,9 @@
   member's previous *target* assignment. :class:`EvenUniformAssignor` (``"uniform-even"``)
   is Kafka's uniform with mixed subscriptions evened out further: no broker runs it.
   ``uniform`` goes through the members as the coordinator's ``HashMap`` of member ids does
-  (:func:`coordinator_member_order`) and, given :attr:`assignors.Cluster.topic_ids`, through
-  the topics as its ``HashSet`` of topic ids does: with the broker's ids it is the broker's target.
+  (:func:`coordinator_member_order`; in a group's history, put in the order of the coordinator's own table of
+  members, :class:`CoordinatorTable`) and, given :attr:`assignors.Cluster.topic_ids`, through the topics as its
+  ``HashSet`` of topic ids does: with the broker's ids it is the broker's target.
 - :func:`next_member_state` and :func:`check_member_epoch`: reconciliation and fencing
   (Kafka's ``CurrentAssignmentBuilder``), over :class:`MemberAssignmentState` records;
   :func:`static_leave` (epoch -2, the target kept) and :func:`static_rejoin` (a new member
@@ -22,7 +23,7 @@
 
 from assignors.consumer_group._common import CONSUMER_PROTOCOL, KAFKA_VERSION, ServerAssignor
 from assignors.consumer_group._heterogeneous import MAX_ITERATION_COUNT
-from assignors.consumer_group._java_order import coordinator_member_order
+from assignors.consumer_group._java_order import CoordinatorTable, coordinator_member_order
 from assignors.consumer_group._range import RangeAssignor
 from assignors.consumer_group._reconcile import (
     LEAVE_GROUP_MEMBER_EPOCH,
@@ -64,6 +65,7 @@ __all__ = [
     "UNIFORM_ASSIGNOR_NAME",
     "ConsumerGroupSimulator",
     "ConsumerTimeline",
+    "CoordinatorTable",
     "EvenUniformAssignor",
     "FencedMemberEpochError",
     "Instant",

@@ -27,6 +27,8 @@ from assignors._core.util import gc_paused, java_sorted
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 
+    from assignors.consumer_group._java_order import CoordinatorTable
+
 __all__ = [
     "CONSUMER_PROTOCOL",
     "KAFKA_VERSION",
@@ -110,7 +112,13 @@ class ServerAssignor(abc.ABC):
     supported_protocols: ClassVar[tuple[RebalanceProtocol, ...]] = ()
     group_protocol: ClassVar[str] = CONSUMER_PROTOCOL
 
-    def assign(self, cluster: Cluster, subscriptions: Mapping[MemberId, Subscription]) -> dict[MemberId, Assignment]:
+    def assign(
+        self,
+        cluster: Cluster,
+        subscriptions: Mapping[MemberId, Subscription],
+        *,
+        coordinator: CoordinatorTable | None = None,
+    ) -> dict[MemberId, Assignment]:
         """The new target assignment of every member.
 
         Args:
@@ -118,6 +126,10 @@ class ServerAssignor(abc.ABC):
             subscriptions: each member's subscription; ``owned_partitions`` is the member's
                 current *target* assignment (what the coordinator computed last time), not
                 what the member holds.
+            coordinator: the group's members as the coordinator holds them before this computation
+                (:class:`~assignors.consumer_group.CoordinatorTable`, not changed here): the order in which the
+                coordinator hands the members over, where the assignor depends on it (``uniform``); None: Java's
+                string order of the member ids.
 
         Returns:
             One Assignment per member, in sorted member-id order, each sorted, empty ones included.
@@ -128,7 +140,7 @@ class ServerAssignor(abc.ABC):
         counts, distinct = validate_group_topics(cluster, subscriptions)
         if not subscriptions:
             return {}
-        order = self._member_order(subscriptions)
+        order = self._member_order(subscriptions, coordinator)
         with gc_paused():
             lists = self._targets(
                 order, counts, subscriptions, identical=len(distinct) == 1, topic_ids=cluster.topic_ids
@@ -144,7 +156,11 @@ class ServerAssignor(abc.ABC):
                 return result
             return {member: result[member] for member in sorted(result)}
 
-    def _member_order(self, subscriptions: Mapping[MemberId, Subscription]) -> list[MemberId]:
+    def _member_order(
+        self,
+        subscriptions: Mapping[MemberId, Subscription],
+        coordinator: CoordinatorTable | None,  # noqa: ARG002 - an assignor that sorts its members ignores it
+    ) -> list[MemberId]:
         """The order in which the algorithm goes through the members: Java's string order of their ids."""
         return java_sorted(subscriptions)
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from assignors._core.errors import SimulationError
 from assignors._core.model import Cluster, Subscription, TopicPartition
+from assignors.consumer_group._java_order import CoordinatorTable
 from assignors.consumer_group._reconcile import (
     NO_EPOCH,
     MemberAssignmentState,
@@ -72,6 +73,7 @@ class Coordinator:
         self.holder: dict[TopicPartition, MemberId] = {}
         self.assignor_name = DEFAULT_ASSIGNOR
         self.configured: dict[str, ServerAssignor] = {}  # strategy name -> a member's own assignor object
+        self.table = CoordinatorTable()  # the members as the coordinator's table held them at the last target
 
     # --- membership -------------------------------------------------------------------
 
@@ -182,7 +184,8 @@ class Coordinator:
             m: Subscription(r.topics, owned_partitions=sorted(self.target.get(m, ())), group_instance_id=r.instance_id)
             for m, r in self.members.items()
         }
-        result = assignor.assign(Cluster(self.partitions), subscriptions)
+        result = assignor.assign(Cluster(self.partitions), subscriptions, coordinator=self.table)
+        self.table.update(subscriptions)
         self.target = {m: frozenset(a.partitions) for m, a in result.items()}
         self.assignment_epoch = self.group_epoch
 

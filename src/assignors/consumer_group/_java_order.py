@@ -10,8 +10,21 @@ That order is a function of the keys' ``hashCode``, the table's size and, within
   reaches 9 keys (``treeifyBin``); a bucket of 9 or more keys in a table of 64 or more becomes a tree, whose
   order is not modelled (for random ids: about one table in 10^7).
 
-Within one bucket the coordinator's insertion order follows its own group state's history, which a replay
-does not know: here keys go in sorted order, so the result is a function of the keys alone.
+Within one bucket the coordinator's insertion order follows its own group state: it puts the members it holds in
+the order its table of members iterates, then a member that joins with this computation. That table
+(``ModernGroup.members``, a ``TimelineHashMap``) is a chained hash table of its own
+(``org.apache.kafka.timeline.BaseHashTable``):
+
+- a key's slot is the top ``log2(length)`` bits of its ``hashCode`` times ``-7046029254386353131`` (Knuth's
+  Fibonacci hashing, in 64 bits);
+- a slot keeps its keys in the order they were added (a replaced value keeps its place; a removed and re-added key
+  goes last), and a doubling splits each slot keeping that order; the table's iterator goes slot by slot, each
+  slot from its last key to its first (``SnapshottableHashTable.CurrentIterator`` pops them off a list);
+- the table starts at 2 slots (``new TimelineHashMap<>(registry, 0)``), doubles on any put while
+  ``(size + 1) * 0.75 > length``, and never shrinks.
+
+:class:`CoordinatorTable` follows a group's history through that table. Without one (a single call), members go in
+Java's string order, so the result is a function of the ids alone.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
 __all__ = [
+    "CoordinatorTable",
     "coordinator_member_order",
     "java_map_order",
     "java_string_hash",
@@ -37,6 +51,8 @@ __all__ = [
     "table_size_of_copy",
     "table_size_of_puts",
     "target_topic_order",
+    "timeline_length",
+    "timeline_slot",
     "uuid_order_key",
 ]
 
@@ -47,6 +63,9 @@ _MASK: Final = 0xFFFFFFFF
 _DEFAULT_TABLE: Final = 16  # the table the first put into a new HashMap<>() allocates
 _TREEIFY: Final = 8  # a bucket's keys before the one that makes it a tree (TREEIFY_THRESHOLD)
 _MIN_TREEIFY: Final = 64  # below this table size a full bucket doubles the table instead (MIN_TREEIFY_CAPACITY)
+_TIMELINE_MIN: Final = 2  # BaseHashTable.MIN_CAPACITY: a group's table of members starts at 2 slots
+_FIBONACCI: Final = -7046029254386353131  # BaseHashTable.findSlot's multiplier (a long)
+_LONG: Final = (1 << 64) - 1
 
 
 @lru_cache(maxsize=1 << 16)
@@ -156,14 +175,92 @@ def java_map_order(
     return [keys[i] for i in ranked]
 
 
-def coordinator_member_order(member_ids: Iterable[str]) -> list[str]:
+def timeline_slot(h: int, length: int) -> int:
+    """The slot of a key of hash ``h`` (unsigned 32 bits) in a ``BaseHashTable`` of ``length`` slots (a power of
+    two): ``(hashCode * -7046029254386353131L) >>> (65 - log2size)``, the product's top bits.
+
+    >>> [timeline_slot(java_string_hash(k), 8) for k in ("a", "b", "c")]
+    [7, 4, 1]
+    """
+    signed = h - (1 << 32) if h & 0x80000000 else h  # the int sign-extends to a long
+    return ((signed * _FIBONACCI) & _LONG) >> (65 - length.bit_length())
+
+
+def timeline_length(most: int) -> int:
+    """The length of a group's table of members that has held ``most`` members at a put: 2 slots, doubled while
+    ``(size + 1) * 0.75 > length`` (``BaseHashTable.baseAddOrReplace``).
+
+    >>> [timeline_length(n) for n in (0, 1, 2, 4, 5, 9, 10, 20, 21)]
+    [2, 2, 4, 4, 8, 8, 16, 16, 32]
+    """
+    length = _TIMELINE_MIN
+    while (most + 1) * 0.75 > length:
+        length *= 2
+    return length
+
+
+class CoordinatorTable:
+    """A consumer group's members as the group coordinator holds them (``ModernGroup.members``, a
+    ``TimelineHashMap``), followed through the group's history: who is in it, in the order they were added, and how
+    large the table has grown. Its order decides, within one ``HashMap`` bucket, the order in which ``uniform`` goes
+    through the members (:func:`coordinator_member_order`).
+
+    >>> table = CoordinatorTable()
+    >>> table.update(["a", "q"])  # "a" and "q" share a slot of this table and a bucket of memberSpecs
+    >>> coordinator_member_order(["a", "q", "b"], table)  # the slot iterates its last key first; "b" joins
+    ['q', 'a', 'b']
+    >>> table.update(["q"]); table.update(["q", "a"])  # "a" leaves, then joins again: now the slot's last
+    >>> coordinator_member_order(["a", "q", "b"], table)
+    ['a', 'q', 'b']
+    >>> coordinator_member_order(["a", "q", "b"])  # without the table: put in Java's string order
+    ['a', 'q', 'b']
+    """
+
+    __slots__ = ("_added", "_most", "_next")
+
+    def __init__(self) -> None:
+        self._added: dict[str, int] = {}  # member id -> when it was added (its place within its slot)
+        self._next = 0
+        self._most = 0
+
+    def update(self, member_ids: Iterable[str]) -> None:
+        """The group holds exactly ``member_ids`` now: members not among them are removed, the others added (those
+        not yet held in Java's string order, as a replay cannot tell in which order they joined)."""
+        now = set(member_ids)
+        for gone in [m for m in self._added if m not in now]:
+            del self._added[gone]
+        for member in java_sorted(now - self._added.keys()):
+            self._added[member] = self._next
+            self._next += 1
+        self._most = max(self._most, len(self._added))
+
+    @property
+    def length(self) -> int:
+        """The table's number of slots now."""
+        return timeline_length(self._most)
+
+    def put_order(self, member_ids: Iterable[str]) -> list[str]:
+        """The order in which the coordinator puts ``member_ids`` into ``memberSpecs`` for a new target: the members
+        it holds as its table iterates (slot, then the last added first), then those joining with this computation
+        (an ``OverlayMap``'s additions: a ``HashMap`` of them)."""
+        members = list(member_ids)
+        added = self._added
+        held = [m for m in members if m in added]
+        length = timeline_length(max(self._most, len(held)))
+        held.sort(key=lambda m: (timeline_slot(java_string_hash(m), length), -added[m]))
+        return held + java_map_order(java_sorted(m for m in members if m not in added), java_string_hash)
+
+
+def coordinator_member_order(member_ids: Iterable[str], table: CoordinatorTable | None = None) -> list[str]:
     """The members as the group coordinator's ``HashMap`` of member ids iterates them (``TargetAssignmentBuilder``'s
-    ``memberSpecs``; put here in Java's string order, so that the result is a function of the ids alone).
+    ``memberSpecs``), put in ``table``'s order (:meth:`CoordinatorTable.put_order`); without a table, in Java's
+    string order, so that the result is a function of the ids alone.
 
     >>> coordinator_member_order(["b", "a", "q"])
     ['a', 'q', 'b']
     """
-    return java_map_order(java_sorted(member_ids), java_string_hash)
+    put = java_sorted(member_ids) if table is None else table.put_order(member_ids)
+    return java_map_order(put, java_string_hash)
 
 
 def subscribed_topic_order(topics: Sequence[str], topic_ids: Mapping[str, str]) -> list[str]:

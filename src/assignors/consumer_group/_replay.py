@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from assignors._core.model import Cluster, MemberId, TopicPartition
+    from assignors.consumer_group._java_order import CoordinatorTable
 
 __all__ = [
     "STRATEGIES",
@@ -96,6 +97,7 @@ def replay_step(
     subscriptions: Mapping[MemberId, Subscription],
     *,
     assignor: str | ServerAssignor = "uniform",
+    coordinator: CoordinatorTable | None = None,
 ) -> ReplayStep:
     """One snapshot change: the new target from the previous one, and what converging to it costs.
 
@@ -106,6 +108,10 @@ def replay_step(
         subscriptions: the members after the change; their ``owned_partitions`` are ignored
             and replaced by their previous target.
         assignor: a server strategy name or a server assignor.
+        coordinator: the group's members as the coordinator holds them before the change, in the order they
+            came: the order in which the coordinator hands the members to the assignor
+            (:meth:`ServerAssignor.assign`); updated to the members after the change. None: the members in
+            Java's string order, the result a function of this step's arguments alone.
 
     Example: two members split ``t`` (4 partitions); a third joins and takes one from each.
 
@@ -133,8 +139,10 @@ def replay_step(
     }
     chosen = server_assignor(assignor)
     started = time.perf_counter()
-    target = chosen.assign(cluster, with_targets)
+    target = chosen.assign(cluster, with_targets, coordinator=coordinator)
     seconds = time.perf_counter() - started
+    if coordinator is not None:
+        coordinator.update(subscriptions)
     # Members whose target is their previous one stay as they are; only the others reconcile.
     changed = [m for m, a in target.items() if not _same(previous.get(m, empty).partitions, a.partitions)]
     gained: set[TopicPartition] = set()
@@ -179,13 +187,14 @@ class TargetRebalance:
         return self.step.assign_seconds
 
 
-def rebalance_target(
+def rebalance_target(  # noqa: PLR0913 - rebalance()'s arguments, and the coordinator's table
     assignor: str | ServerAssignor,
     cluster: Cluster,
     subscriptions: Mapping[MemberId, Subscription],
     previous_target: Mapping[MemberId, Sequence[TopicPartition]],
     *,
     generation: int,
+    coordinator: CoordinatorTable | None = None,
 ) -> TargetRebalance:
     """:func:`replay_step` with :func:`assignors.rebalance.rebalance`'s arguments, for the evaluation's replay.
 
@@ -196,6 +205,7 @@ def rebalance_target(
         previous_target: each member's target before the change, by its member id now (a
             static member back under a new member id inherits its target); absent: none.
         generation: the group epoch before the change (-1 or 0 for a new group).
+        coordinator: the group's members as the coordinator holds them (:func:`replay_step`); updated.
 
     >>> from assignors import Cluster, Subscription, TopicPartition
     >>> subs = {m: Subscription(["t"]) for m in "ab"}
@@ -204,7 +214,7 @@ def rebalance_target(
     (1, 1, ['t-1'])
     """
     previous = {member: Assignment(partitions) for member, partitions in previous_target.items()}
-    step = replay_step(previous, cluster, subscriptions, assignor=assignor)
+    step = replay_step(previous, cluster, subscriptions, assignor=assignor, coordinator=coordinator)
     return TargetRebalance(step, max(generation, 0) + 1)
 
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from assignors._core.model import MemberId, Subscription, Topic, TopicPartition
+    from assignors.consumer_group._java_order import CoordinatorTable
 
 __all__ = [
     "EVEN_UNIFORM_ASSIGNOR_NAME",
@@ -148,9 +149,12 @@ class UniformAssignor(ServerAssignor):
         self.kafka_version = kafka_version
         self.stable_extras = version >= KAFKA_18688
 
-    def _member_order(self, subscriptions: Mapping[MemberId, Subscription]) -> list[MemberId]:
-        """The members as the coordinator's ``HashMap`` of member ids iterates them (put in Java's string order)."""
-        return coordinator_member_order(subscriptions)
+    def _member_order(
+        self, subscriptions: Mapping[MemberId, Subscription], coordinator: CoordinatorTable | None
+    ) -> list[MemberId]:
+        """The members as the coordinator's ``HashMap`` of member ids iterates them (put in ``coordinator``'s order,
+        else in Java's string order)."""
+        return coordinator_member_order(subscriptions, coordinator)
 
     def _targets(
         self,

@@ -26,7 +26,7 @@ from __future__ import annotations
 import gc
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assignors import (
@@ -42,6 +42,7 @@ from assignors import (
 )
 from assignors.consumer_group import (
     CONSUMER_PROTOCOL,
+    CoordinatorTable,
     ServerAssignor,
     TargetRebalance,
     rebalance_target,
@@ -172,6 +173,7 @@ class _StrategyState:
     row: Row | None = None
     topics: dict[str, tuple[str, ...]] | None = None  # identity -> its subscription at the last rebalance
     weighted: tuple[PartitionWeights, object, Row] | None = None  # the last weighted columns: weights, assignment
+    coordinator: CoordinatorTable = field(default_factory=CoordinatorTable)  # a server assignor's group state
 
 
 def replay_group(  # noqa: PLR0913 - the replay's options
@@ -365,7 +367,9 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
     result: TargetRebalance | RebalanceResult
     if isinstance(assignor, ServerAssignor):
         owned = {member_id: before.get(identity, ()) for member_id, identity in identities.items()}
-        result = rebalance_target(assignor, cluster, subscriptions, owned, generation=state.generation)
+        result = rebalance_target(
+            assignor, cluster, subscriptions, owned, generation=state.generation, coordinator=state.coordinator
+        )
         rounds = result.heartbeats
     else:
         # the Assignments the members received last time: rebalance() need not check them again
