@@ -17,7 +17,7 @@ from typing import Any
 
 from assignors import Cluster, RebalanceProtocol, Subscription, TopicPartition, get_assignor
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
-from assignors.consumer_group import ServerAssignor, rebalance_target, server_assignor
+from assignors.consumer_group import CoordinatorTable, ServerAssignor, rebalance_target, server_assignor
 from assignors.kafka_java import DIFFERENT_FROM_OURS, java_assignor
 from assignors.metrics import (
     PauseModel,
@@ -100,6 +100,7 @@ def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
         assignor = java_assignor(name, kafka_jars)
     previous: dict[str, tuple[TopicPartition, ...]] | None = None
     received: dict[str, Any] = {}
+    table = CoordinatorTable()  # the coordinator's table of members, followed through the steps (uniform's order)
     generation = -1
     previous_key: tuple[Any, ...] | None = None
     out: list[Predicted] = []
@@ -142,7 +143,7 @@ def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
                 subs = {m: subscriptions[m] for m in sorted(phase)}
                 if isinstance(assignor, ServerAssignor):
                     owned = {m: held_before.get(identities[m], ()) for m in subs}
-                    target = rebalance_target(assignor, cluster, subs, owned, generation=generation)
+                    target = rebalance_target(assignor, cluster, subs, owned, generation=generation, coordinator=table)
                     result_assignment, generation = target.assignment, target.generation
                     rounds += target.heartbeats
                 else:
