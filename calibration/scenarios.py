@@ -80,6 +80,10 @@ class Settings:
     """The broker's ``group.consumer.session.timeout.ms`` (KIP-848)."""
     initial_delay_ms: int = 3_000
     """The broker's ``group.initial.rebalance.delay.ms`` (default 3,000): only an empty group's first join waits it."""
+    assignment_interval_ms: int = 0
+    """The broker's ``group.consumer.assignment.interval.ms`` (Kafka 4.3+; default 1,000): 0 computes a group's new
+    target at the heartbeat that changed it, as the replay does (one target per membership change); the default
+    batches the changes of one second into one target, which the pause model does not price yet."""
     produce_interval_s: float = 0.1
     """A record to every partition this often."""
     partitions: tuple[tuple[str, int], ...] = (("a", 16), ("b", 8))
@@ -93,6 +97,7 @@ class Settings:
             "group.initial.rebalance.delay.ms": str(self.initial_delay_ms),
             "group.consumer.heartbeat.interval.ms": str(self.broker_heartbeat_ms),
             "group.consumer.session.timeout.ms": str(self.broker_session_ms),
+            "group.consumer.assignment.interval.ms": str(self.assignment_interval_ms),
             "num.partitions": "1",
             # Kafka's default (the test broker fsyncs every record: its stalls would be every partition's pauses)
             "log.flush.interval.messages": str(2**63 - 1),

@@ -281,6 +281,7 @@ def test_the_scenarios_are_well_formed() -> None:
     assert len({s.label for s in STRATEGIES}) == len(STRATEGIES)
     assert {s.protocol for s in STRATEGIES} == {"classic", "consumer"}
     assert SETTINGS.broker_config()["group.consumer.session.timeout.ms"] == "10000"
+    assert SETTINGS.broker_config()["group.consumer.assignment.interval.ms"] == "0"  # one target per change
 
 
 def test_a_timed_member_passes_its_settings(tmp_path: Path) -> None:

@@ -333,6 +333,8 @@ def _replay_strategy(
             carried.update(moved=0, orphaned=0, revoked=0, rounds=0, assign_ms=0.0, pause_partition_seconds=0.0)
             if options.weights is not None:  # weights change over time even when the group does not
                 carried.update(_weighted(snapshot, state.assignment, options, state), moved_weight=0.0)
+            if state.label == CONSUMER_PROTOCOL:  # a static member back under a new member id replaced the old one
+                state.coordinator.update(member_id for member_id, _ in snapshot.members.values())
             output.append(carried)
         else:
             if (

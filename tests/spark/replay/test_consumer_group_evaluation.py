@@ -253,3 +253,20 @@ def test_replay_equals_direct_calls(name: str, rows: list[Plain]) -> None:
         assert row["protocol"] == "CONSUMER"
         assert row["valid"]
         assert row["pause_partition_seconds"] == row["moved"] * 5.0 + row["orphaned"] * 2.5
+
+
+def test_a_static_member_back_under_a_new_id_takes_its_place_in_the_coordinators_table() -> None:
+    """Static member "s" comes back as "q" (no rebalance: it keeps its partitions), then "b" joins. The coordinator
+    replaced "x" by "q" in its table of members when "q" came back, so at b's join it holds "a" and "q" ("q" added
+    last: in the slot the two share, the table iterates it first) and puts "b" after them; "a" and "q" share a bucket
+    of memberSpecs, so "q" comes before "a", and Kafka's target is a: t-0, b: t-1, q: t-2 and t-3 (with "q" put
+    after "a", as a member joining with "b", it would be a: t-0 and t-1, b: t-3, q: t-2)."""
+    steps = [[("a", None), ("x", "s")], [("a", None), ("q", "s")], [("a", None), ("q", "s"), ("b", None)]]
+    rows = [
+        MemberRow(MINUTES[i], member_id, ("t",), instance, None)
+        for i, members in enumerate(steps)
+        for member_id, instance in members
+    ]
+    _, members = replay_group("g", rows, TopicHistory([("t", 4, None)]), ("uniform",), detail=True)
+    last = {row["member"]: row["partitions"] for row in members if row["snapshot_ts"] == MINUTES[2]}
+    assert last == {"a": ["t-0"], "b": ["t-1"], "q": ["t-2", "t-3"]}
