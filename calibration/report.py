@@ -302,9 +302,9 @@ def uniform_steps(runs: Mapping[str, Any]) -> tuple[int, int, int, int]:
     before it (their previous target), with the broker's member ids and topic ids, and the coordinator's table of
     members followed through the group's steps (:class:`~assignors.consumer_group.CoordinatorTable`).
 
-    Returns the steps, those whose replayed target is what the members held, those without the table (the member
-    ids alone in Java's string order), and the steps where two member ids share a bucket of the coordinator's
-    ``HashMap`` (where the table decides their order).
+    Returns the steps, those whose replayed target is what the members held, those without the group's history
+    (``coordinator_member_order``'s default table), and the steps where two member ids share a bucket of the
+    coordinator's ``HashMap`` (where the table decides their order).
     """
     steps = exact = alone = shared = 0
     assignor = server_assignor("uniform")
@@ -345,8 +345,9 @@ def _uniform_steps(runs: Mapping[str, Any]) -> list[str]:
             f"- The broker's `uniform`, step by step (each step after the group formed, replayed from what the "
             f"members held before it, with the broker's member and topic ids and the coordinator's table of members "
             f"followed through the group's steps): the replayed target is what the members held at {exact} of "
-            f"{steps} steps ({alone} without the table: the member ids alone, in Java's string order; {shared} steps "
-            "have two member ids in one bucket of the coordinator's `HashMap`, where the table decides their order)."
+            f"{steps} steps ({alone} without the group's history: a table holding the step's members, added in Java's "
+            f"string order; {shared} steps have two member ids in one bucket of the coordinator's `HashMap`, where "
+            "the table decides their order)."
         )
     ]
 

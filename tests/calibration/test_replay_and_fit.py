@@ -416,28 +416,28 @@ def test_a_java_groups_sticky_assignor_is_replayed_with_kafkas_own_class() -> No
 
 
 def _uniform_run(holdings: dict[str, list[list[object]]]) -> dict[str, object]:
-    """Members "a" and "q" split t's 4 partitions, then "b" joins."""
+    """Member "q" holds t's 4 partitions, "a" joins and takes t-2 and t-3, then "b" joins."""
     topics = ["t"]
-    first = {"m0": [["t", 0], ["t", 1]], "m1": [["t", 2], ["t", 3]]}
+    q, a, b = ({"member_id": m, "topics": topics} for m in "qab")
     return {
         "product": "uniform",
         "topic_ids": {"t": "AAAAAAAAAAAAAAAAAAAAAQ"},
         "steps": [
-            {"members": {"m0": {"member_id": "a", "topics": topics}, "m1": {"member_id": "q", "topics": topics}},
-             "counts": {"t": 4}, "holdings": first},
-            {"members": {"m0": {"member_id": "a", "topics": topics}, "m1": {"member_id": "q", "topics": topics},
-                         "m2": {"member_id": "b", "topics": topics}},
-             "counts": {"t": 4}, "holdings": holdings},
+            {"members": {"m0": q}, "counts": {"t": 4}, "holdings": {"m0": [["t", p] for p in range(4)]}},
+            {"members": {"m0": q, "m1": a}, "counts": {"t": 4},
+             "holdings": {"m0": [["t", 0], ["t", 1]], "m1": [["t", 2], ["t", 3]]}},
+            {"members": {"m0": q, "m1": a, "m2": b}, "counts": {"t": 4}, "holdings": holdings},
         ],
     }  # fmt: skip
 
 
 def test_uniform_steps_count_the_steps_the_replay_holds_with_the_coordinators_table_and_without() -> None:
     """"a" and "q" share a bucket of the coordinator's HashMap (hashes 97 and 113) and a slot of its table of
-    members, whose iterator gives the slot's last member first: the coordinator puts "q" before "a", then "b", who
-    joins. Kafka's target is then a: t-0, b: t-1, q: t-2 and t-3; with the ids alone in Java's string order ("a"
-    first) it would be a: t-0 and t-1, b: t-3, q: t-2."""
+    members, which iterates the slot's last member first: "a" came after "q", so the coordinator puts "a", "q", then
+    "b", who joins. Kafka's target is then a: t-2 and t-3, b: t-1, q: t-0; without the group's history (a table
+    holding the three, added in Java's string order: "q" iterated first) it would be a: t-2, b: t-3, q: t-0 and t-1.
+    Kafka's TimelineHashMap iterates these histories so (test_coordinator_order_follows_its_table)."""
     brokers = {"m0": [["t", 0]], "m1": [["t", 2], ["t", 3]], "m2": [["t", 1]]}
-    assert uniform_steps({"runs": [_uniform_run(brokers)]}) == (1, 1, 0, 1)
-    by_ids_alone = {"m0": [["t", 0], ["t", 1]], "m1": [["t", 2]], "m2": [["t", 3]]}
-    assert uniform_steps({"runs": [_uniform_run(by_ids_alone), _uniform_run(brokers)]}) == (2, 1, 1, 2)
+    assert uniform_steps({"runs": [_uniform_run(brokers)]}) == (2, 2, 1, 2)
+    without = {"m0": [["t", 0], ["t", 1]], "m1": [["t", 2]], "m2": [["t", 3]]}
+    assert uniform_steps({"runs": [_uniform_run(without)]}) == (2, 1, 2, 2)

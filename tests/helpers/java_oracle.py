@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Self
 
 from assignors import Assignment, Cluster, Subscription, TopicPartition
+from assignors.consumer_group import CoordinatorTable
 from assignors.testing import _process
 
 if TYPE_CHECKING:
@@ -84,6 +85,12 @@ def member_json(subscription: Subscription) -> dict[str, Any]:
     }
 
 
+def _put_order(members: Iterable[str]) -> list[str]:
+    table = CoordinatorTable()
+    table.update(members)
+    return table.put_order(members)
+
+
 def group_json(
     cluster: Cluster,
     subscriptions: Mapping[str, Subscription],
@@ -94,7 +101,9 @@ def group_json(
     group: dict[str, Any] = {
         "topics": dict(cluster.partitions_per_topic),
         "racks": [[tp.topic, tp.partition, sorted(racks)] for tp, racks in cluster.partition_racks.items()],
-        "members": {member: member_json(s) for member, s in subscriptions.items()},
+        # in the order the coordinator puts them into memberSpecs (a table holding these members, added in Java's
+        # string order: coordinator_member_order's default), which decides the order inside one HashMap bucket
+        "members": {member: member_json(subscriptions[member]) for member in _put_order(subscriptions)},
     }
     named = set(cluster.partitions_per_topic)
     for subscription in subscriptions.values():

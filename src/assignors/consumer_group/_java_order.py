@@ -23,8 +23,8 @@ the order its table of members iterates, then a member that joins with this comp
 - the table starts at 2 slots (``new TimelineHashMap<>(registry, 0)``), doubles on any put while
   ``(size + 1) * 0.75 > length``, and never shrinks.
 
-:class:`CoordinatorTable` follows a group's history through that table. Without one (a single call), members go in
-Java's string order, so the result is a function of the ids alone.
+:class:`CoordinatorTable` follows a group's history through that table. Without one (a single call), the table is
+taken to hold exactly the members given, added in Java's string order, so the result is a function of the ids.
 """
 
 from __future__ import annotations
@@ -212,8 +212,8 @@ class CoordinatorTable:
     >>> table.update(["q"]); table.update(["q", "a"])  # "a" leaves, then joins again: now the slot's last
     >>> coordinator_member_order(["a", "q", "b"], table)
     ['a', 'q', 'b']
-    >>> coordinator_member_order(["a", "q", "b"])  # without the table: put in Java's string order
-    ['a', 'q', 'b']
+    >>> coordinator_member_order(["a", "q", "b"])  # without a table: one holding them, added in Java's string order
+    ['q', 'a', 'b']
     """
 
     __slots__ = ("_added", "_most", "_next")
@@ -253,14 +253,19 @@ class CoordinatorTable:
 
 def coordinator_member_order(member_ids: Iterable[str], table: CoordinatorTable | None = None) -> list[str]:
     """The members as the group coordinator's ``HashMap`` of member ids iterates them (``TargetAssignmentBuilder``'s
-    ``memberSpecs``), put in ``table``'s order (:meth:`CoordinatorTable.put_order`); without a table, in Java's
-    string order, so that the result is a function of the ids alone.
+    ``memberSpecs``), put in ``table``'s order (:meth:`CoordinatorTable.put_order`).
 
-    >>> coordinator_member_order(["b", "a", "q"])
-    ['a', 'q', 'b']
+    Without a table, the coordinator's table is taken to hold exactly these members, added in Java's string order:
+    the result is a function of the ids alone, and the slots of that table are the broker's whatever order the
+    members came in (only members sharing a slot, and a member joining with this computation, can go otherwise).
+
+    >>> coordinator_member_order(["b", "a", "q"])  # "a" and "q" share a bucket and a slot, "q" added last
+    ['q', 'a', 'b']
     """
-    put = java_sorted(member_ids) if table is None else table.put_order(member_ids)
-    return java_map_order(put, java_string_hash)
+    if table is None:
+        table = CoordinatorTable()
+        table.update(member_ids)
+    return java_map_order(table.put_order(member_ids), java_string_hash)
 
 
 def subscribed_topic_order(topics: Sequence[str], topic_ids: Mapping[str, str]) -> list[str]:
