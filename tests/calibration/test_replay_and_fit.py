@@ -432,7 +432,7 @@ def _uniform_run(holdings: dict[str, list[list[object]]]) -> dict[str, object]:
 
 
 def test_uniform_steps_count_the_steps_the_replay_holds_with_the_coordinators_table_and_without() -> None:
-    """"a" and "q" share a bucket of the coordinator's HashMap (hashes 97 and 113) and a slot of its table of
+    """Members "a" and "q" share a bucket of the coordinator's HashMap (hashes 97 and 113) and a slot of its table of
     members, which iterates the slot's last member first: "a" came after "q", so the coordinator puts "a", "q", then
     "b", who joins. Kafka's target is then a: t-2 and t-3, b: t-1, q: t-0; without the group's history (a table
     holding the three, added in Java's string order: "q" iterated first) it would be a: t-2, b: t-3, q: t-0 and t-1.
