@@ -62,22 +62,24 @@ def _uuid_text(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _java(tmp_path: Path, lines: list[str]) -> list[list[str]]:
+def _java(tmp_path: Path, program: str, lines: list[str]) -> list[str]:
+    """Run ``program`` (a single-file Java program whose public class is its first ``public class``) on Kafka's
+    classpath with ``lines`` as its input; its output lines."""
     java = shutil.which("java")
     if java is None:
-        pytest.fail("java not found: these tests compare with Java's own HashMap")
-    source = tmp_path / "Orders.java"
-    source.write_text(PROGRAM)
-    classpath = ":".join(kafka_jvm.classpath())
+        pytest.fail("java not found: these tests compare with Java's and Kafka's own classes")
+    name = program.split("public class ", 1)[1].split(maxsplit=1)[0]
+    source = tmp_path / f"{name}.java"
+    source.write_text(program)
     done = subprocess.run(  # noqa: S603 - our own program, our drawn input
-        [java, "-cp", classpath, str(source)],
+        [java, "-cp", ":".join(kafka_jvm.classpath()), str(source)],
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
     )
-    return [line.split("\t") for line in done.stdout.splitlines()]
+    return done.stdout.splitlines()
 
 
 @settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck))
@@ -93,7 +95,7 @@ def test_orders_are_javas(tmp_path_factory: pytest.TempPathFactory, seed: int) -
     ]
     topics = [list(dict.fromkeys(_uuid_text(rng.randbytes(16)) for _ in range(rng.randint(1, 40)))) for _ in range(150)]
     lines = ["\t".join(["members", *ids]) for ids in members] + ["\t".join(["topics", *ids]) for ids in topics]
-    answers = _java(tmp_path_factory.mktemp("orders"), lines)
+    answers = [line.split("\t") for line in _java(tmp_path_factory.mktemp("orders"), PROGRAM, lines)]
     assert len(answers) == len(lines)
     for ids, answer in zip(members, answers[: len(members)], strict=True):
         assert java_map_order(ids, java_string_hash) == answer[:-1]
@@ -196,23 +198,6 @@ public class Timeline {
 """
 
 
-def _timeline_java(tmp_path: Path, lines: list[str]) -> list[list[str]]:
-    java = shutil.which("java")
-    if java is None:
-        pytest.fail("java not found: these tests compare with Kafka's own TimelineHashMap")
-    source = tmp_path / "Timeline.java"
-    source.write_text(TIMELINE)
-    done = subprocess.run(  # noqa: S603 - our own program, our drawn input
-        [java, "-cp", ":".join(kafka_jvm.classpath()), str(source)],
-        input="\n".join(lines) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return [line.split(",") if line else [] for line in done.stdout.splitlines()]
-
-
 def _histories(seed: int, count: int) -> list[list[list[str]]]:
     """``count`` group histories of 2 to 9 steps, up to 40 members each, their ids (1 to 30 characters of any text)
     drawn from a pool of 80 so that members leave and come back; every 4th history is one step and a computation
@@ -232,7 +217,7 @@ def test_coordinator_order_follows_its_table(tmp_path_factory: pytest.TempPathFa
     included, and it is not the order without the table in many of them."""
     histories = _histories(seed, 400)
     lines = ["\t".join(",".join(step) for step in history) for history in histories]
-    answers = _timeline_java(tmp_path_factory.mktemp("timeline"), lines)
+    answers = [line.split(",") if line else [] for line in _java(tmp_path_factory.mktemp("timeline"), TIMELINE, lines)]
     assert len(answers) == len(lines)
     decided = 0
     for history, answer in zip(histories, answers, strict=True):
