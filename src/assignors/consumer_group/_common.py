@@ -128,8 +128,9 @@ class ServerAssignor(abc.ABC):
                 what the member holds.
             coordinator: the group's members as the coordinator holds them before this computation
                 (:class:`~assignors.consumer_group.CoordinatorTable`, not changed here): the order in which the
-                coordinator hands the members over, where the assignor depends on it (``uniform``); None: Java's
-                string order of the member ids.
+                coordinator hands the members over, where the assignor depends on it (``uniform``); None: a
+                table holding exactly these members, added in Java's string order
+                (:func:`~assignors.consumer_group.coordinator_member_order`'s default).
 
         Returns:
             One Assignment per member, in sorted member-id order, each sorted, empty ones included.

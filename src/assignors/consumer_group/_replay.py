@@ -110,8 +110,8 @@ def replay_step(
         assignor: a server strategy name or a server assignor.
         coordinator: the group's members as the coordinator holds them before the change, in the order they
             came: the order in which the coordinator hands the members to the assignor
-            (:meth:`ServerAssignor.assign`); updated to the members after the change. None: the members in
-            Java's string order, the result a function of this step's arguments alone.
+            (:meth:`ServerAssignor.assign`); updated to the members after the change. None: a table holding
+            exactly these members, added in Java's string order, the result a function of this step's arguments.
 
     Example: two members split ``t`` (4 partitions); a third joins and takes one from each.
 

@@ -152,8 +152,8 @@ class UniformAssignor(ServerAssignor):
     def _member_order(
         self, subscriptions: Mapping[MemberId, Subscription], coordinator: CoordinatorTable | None
     ) -> list[MemberId]:
-        """The members as the coordinator's ``HashMap`` of member ids iterates them (put in ``coordinator``'s order,
-        else in Java's string order)."""
+        """The members as the coordinator's ``HashMap`` of member ids iterates them (put in ``coordinator``'s order;
+        without one, in the order of a table holding them, added in Java's string order)."""
         return coordinator_member_order(subscriptions, coordinator)
 
     def _targets(
