@@ -24,7 +24,7 @@ from assignors._core.model import (
     TopicPartition,
 )
 from assignors._groups.scenario import Scenario
-from assignors.testing._types import DrawFn, SearchStrategy, require_hypothesis
+from assignors.testing._types import DrawFn, SearchStrategy, hypothesis_module, require_hypothesis
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,24 +41,17 @@ _T = TypeVar("_T")
 def _composite(draw_one: Callable[..., _T]) -> Callable[..., SearchStrategy]:
     """``hypothesis.strategies.composite``, applied at the first call: importing this module imports no Hypothesis
     (``import assignors`` and its submodules stay dependency-free), drawing up a strategy does. This decorator runs
-    at import time, so Hypothesis is imported by :func:`_hypothesis_composite`, which only the first draw calls."""
+    at import time, so nothing it runs or names holds an import statement of Hypothesis: the first draw gets
+    ``composite`` by name (:func:`~assignors.testing._types.hypothesis_module`)."""
     built: list[Callable[..., SearchStrategy]] = []
 
     @wraps(draw_one)
     def strategy(*args: Any, **kwargs: Any) -> SearchStrategy:
         if not built:
-            built.append(_hypothesis_composite(draw_one))
+            built.append(hypothesis_module("hypothesis.strategies").composite(draw_one))
         return built[0](*args, **kwargs)
 
     return strategy
-
-
-def _hypothesis_composite(draw_one: Callable[..., _T]) -> Callable[..., SearchStrategy]:
-    """``hypothesis.strategies.composite(draw_one)``, Hypothesis imported here (the ``testing`` extra)."""
-    require_hypothesis()
-    from hypothesis import strategies as st
-
-    return st.composite(draw_one)
 
 
 @dataclass(frozen=True)

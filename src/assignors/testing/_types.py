@@ -9,11 +9,20 @@ kit imports without the extra (its checks, ``KafkaBroker`` and the group runners
 machine or the battery says what is missing when it is built.
 """
 
+import importlib
 import importlib.util
 import sys
 from typing import Any, TypeAlias
 
-__all__ = ["DataObject", "DrawFn", "SearchStrategy", "Settings", "StateMachine", "require_hypothesis"]
+__all__ = [
+    "DataObject",
+    "DrawFn",
+    "SearchStrategy",
+    "Settings",
+    "StateMachine",
+    "hypothesis_module",
+    "require_hypothesis",
+]
 
 SearchStrategy: TypeAlias = Any
 """A ``hypothesis.strategies.SearchStrategy``."""
@@ -45,3 +54,15 @@ def require_hypothesis() -> None:
         found = False
     if not found:
         raise ImportError(MISSING)
+
+
+def hypothesis_module(name: str) -> Any:
+    """Hypothesis's module ``name`` (``"hypothesis.strategies"``, ...), imported by name: for code that runs when a
+    module of the kit is imported (a decorator) and must not hold an import statement of Hypothesis, even one that
+    only a later call reaches.
+
+    Raises:
+        ImportError: the ``testing`` extra is not installed (:data:`MISSING`).
+    """
+    require_hypothesis()
+    return importlib.import_module(name)
