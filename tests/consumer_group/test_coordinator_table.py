@@ -61,6 +61,7 @@ def test_a_table_holding_the_members_in_string_order_is_the_default(members: lis
     rng.shuffle(shuffled)
     table.update(shuffled)
     assert coordinator_member_order(shuffled, table) == coordinator_member_order(members)
+    assert coordinator_member_order(iter(shuffled)) == coordinator_member_order(members)  # any iterable, read once
     length = table.length
     table.update(members[: len(members) // 2])
     assert table.length == length == timeline_length(len(members))

@@ -262,10 +262,11 @@ def coordinator_member_order(member_ids: Iterable[str], table: CoordinatorTable 
     >>> coordinator_member_order(["b", "a", "q"])  # "a" and "q" share a bucket and a slot, "q" added last
     ['q', 'a', 'b']
     """
+    members = list(member_ids)  # read twice without a table: any iterable, once
     if table is None:
         table = CoordinatorTable()
-        table.update(member_ids)
-    return java_map_order(table.put_order(member_ids), java_string_hash)
+        table.update(members)
+    return java_map_order(table.put_order(members), java_string_hash)
 
 
 def subscribed_topic_order(topics: Sequence[str], topic_ids: Mapping[str, str]) -> list[str]:
