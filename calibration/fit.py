@@ -17,8 +17,10 @@ call to the new holder's first fetch, the interval the protocol's heartbeat):
   :func:`learning_spread`); ``eager_orphan_heartbeats`` from the orphans (they wait from
   the LeaveGroup, or the session timeout, until the last survivor rejoined).
 - COOPERATIVE: ``cooperative_heartbeats`` from the moved partitions, ``cooperative_orphan_heartbeats`` from the
-  orphans, ``cooperative_kept_heartbeats`` from the kept partitions of the steps that moved something (0 when a
-  client keeps fetching them, as Kafka's Java consumer does).
+  orphans, ``cooperative_kept_heartbeats`` from the partitions kept by members that gave some up while another
+  member gave none up (``Observed.kept_revoking``: they rejoin the second round at once and wait for the others'
+  heartbeat; 0 when a client keeps fetching them, as Kafka's Java consumer does). Runs recorded before the
+  measurement split them out (2026-11-29 22:18 and earlier) measure no such partition and add nothing to it.
 - CONSUMER (KIP-848): ``consumer_move_heartbeats`` from the moved partitions, ``consumer_orphan_heartbeats`` from
   the orphans.
 - ``static_rejoin_seconds``: a restarted static member's partitions' wait less its downtime (no interval: the
@@ -43,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.measure import Observed, first_fetch_delays, observe
-from calibration.scenarios import STRATEGIES
+from calibration.scenarios import SCENARIOS, STRATEGIES
 
 __all__ = [
     "EXCLUDED",
@@ -56,6 +58,7 @@ __all__ = [
     "fit_clients",
     "fit_factors",
     "learning_spread",
+    "measured_as_today",
     "write_factors",
 ]
 
@@ -120,7 +123,7 @@ def _factors(
         )
 
     coop = steps["COOPERATIVE"]
-    kept = _ratio((o.pause_kept - o.pause_restarted, o.kept - o.restarted) for o in coop if o.moved)
+    kept = _ratio((o.pause_kept_revoking, o.kept_revoking) for o in coop)
     every = [o for protocol in steps.values() for o in protocol]
     rejoin = _ratio((o.pause_restarted - o.downtime, o.restarted) for o in every)
     return {
@@ -166,11 +169,27 @@ def _compacts(source: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[M
     if not found:
         msg = "no recorded run to fit"
         raise ValueError(msg)
-    for one in found[1:]:
-        if one["settings"] != found[0]["settings"]:
-            msg = f"runs with different settings cannot be pooled: {one['settings']} != {found[0]['settings']}"
+    settings = [_settings(one) for one in found]
+    for one in settings[1:]:
+        if one != settings[0]:
+            msg = f"runs with different settings cannot be pooled: {one} != {settings[0]}"
             raise ValueError(msg)
     return found
+
+
+def _settings(one: Mapping[str, Any]) -> dict[str, Any]:
+    """A compact's settings; a run recorded before ``assignment_interval_ms`` was (2026-11-29 21:34 and earlier) ran
+    at 0, the test broker's own setting then."""
+    return {"assignment_interval_ms": 0, **one["settings"]}
+
+
+def measured_as_today(one: Mapping[str, Any]) -> bool:
+    """Whether a compact's fitted scenarios are today's (``calibration.scenarios.SCENARIOS``), each as many steps:
+    the runs of 2026-11-28 played one leave and one crash, and no ``spaced``, their groups one at a time, and are
+    not pooled (one of them measured ``eager_heartbeats`` 0.129, today's runs 0.01-0.08)."""
+    steps = {scenario.name: len(scenario.steps) for scenario in SCENARIOS if scenario.name in FITTED}
+    found = {str(group["scenario"]): len(group["steps"]) for group in one["groups"]}
+    return found == steps
 
 
 def _steps(
@@ -200,7 +219,7 @@ def fit_factors(runs: Mapping[str, Any] | Sequence[Mapping[str, Any]], client: s
     one, or several pooled, raw or :func:`compact`), from ``client``'s groups (a factor they do not measure is 0.0)."""
     steps, delays = _steps(runs, client)
     fetch = statistics.median(delays) if delays else 0.0
-    settings = _compacts(runs)[0]["settings"]
+    settings = _settings(_compacts(runs)[0])
     found = {name: value or 0.0 for name, value in _factors(steps, settings, fetch).items()}
     return {**found, "fetch_seconds": round(fetch, 3)}
 
@@ -213,7 +232,7 @@ def fit_clients(runs: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> dict[s
     found: dict[str, dict[str, float]] = {}
     for client in sorted({client_of(group) for one in pooled for group in one["groups"]}):
         steps, _ = _steps(pooled, client)
-        found[client] = {k: v for k, v in _factors(steps, pooled[0]["settings"], fetch).items() if v is not None}
+        found[client] = {k: v for k, v in _factors(steps, _settings(pooled[0]), fetch).items() if v is not None}
     return found
 
 
@@ -274,8 +293,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     them into ``assignors._core.load`` (``DEFAULT_PAUSE_MODEL`` and ``CLIENT_PAUSE_FACTORS``)."""
     args = list(sys.argv[1:] if argv is None else argv)
     write = "--write" in args
-    paths = [Path(a) for a in args if a != "--write"] or sorted(HISTORY.glob("*.json"))
-    runs = [json.loads(path.read_text(encoding="utf-8")) for path in paths]
+    paths = [Path(a) for a in args if a != "--write"]
+    if paths:
+        runs = [json.loads(path.read_text(encoding="utf-8")) for path in paths]
+    else:  # the history's runs measured as today
+        every = {path: json.loads(path.read_text(encoding="utf-8")) for path in sorted(HISTORY.glob("*.json"))}
+        paths = [path for path, one in every.items() if measured_as_today(one)]
+        runs = [every[path] for path in paths]
     reference, clients = fit_factors(runs), fit_clients(runs)
     spread = {k: [[round(x, 2) for x in row] for row in rows] for k, rows in learning_spread(runs).items()}
     found = {"runs": [str(p) for p in paths], "reference": reference, "clients": clients, "learning_spread": spread}

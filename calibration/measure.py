@@ -78,6 +78,11 @@ class Observed:
     since: float | None = None
     """Seconds from the step before's settle to this step's: what the evaluation sees of the time between two
     rebalances (the membership table's snapshot times). None when either did not settle."""
+    kept_revoking: int = 0
+    """Of ``kept``, the partitions of survivors that gave some up while another survivor gave none up
+    (``assignors.metrics.Movement.retained_revoking``, from the members' holdings)."""
+    pause_kept_revoking: float = 0.0
+    """Of ``pause_kept``, the ``kept_revoking`` partitions' part."""
 
 
 def _holdings(step: Mapping[str, Any]) -> dict[Partition, str]:
@@ -202,7 +207,8 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:  # no
             for name in set(step.get("stopped", ())) & present
             if start <= float(run["members"].get(name, {}).get("started_at") or -1.0) <= end
         }
-        parts = {"kept": 0.0, "moved": 0.0, "orphaned": 0.0, "restarted": 0.0}
+        revoking = _kept_revoking(previous, after, present) if previous is not None else set()
+        parts = {"kept": 0.0, "moved": 0.0, "orphaned": 0.0, "restarted": 0.0, "revoking": 0.0}
         restarted = 0
         downtime = 0.0
         for tp, owner in before.items():
@@ -212,6 +218,8 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:  # no
             unowned += gone
             kind = "orphaned" if owner not in present else "kept" if after.get(tp) == owner else "moved"
             parts[kind] += part
+            if tp in revoking:
+                parts["revoking"] += part
             if kind == "kept" and owner in restarting:
                 parts["restarted"] += part
                 restarted += 1
@@ -248,9 +256,29 @@ def observe(run: Mapping[str, Any], *, interval: float) -> list[Observed]:  # no
                 round(downtime, 3),
                 round(max(learned.values()) - min(learned.values()), 3) if learned else 0.0,
                 _since(previous, step),
+                len(revoking),
+                round(parts["revoking"], 3),
             )
         )
     return found
+
+
+def _kept_revoking(previous: Mapping[str, Any], after: Mapping[Partition, str], present: set[str]) -> set[Partition]:
+    """The partitions kept by the members of ``previous`` still ``present`` that gave some up, when another such
+    member gave none up (``assignors.metrics.Movement.retained_revoking``, as a set)."""
+    held = previous["holdings"]
+    kept_by_revokers: set[Partition] = set()
+    steady = False
+    for name in previous["members"]:
+        if name not in present:
+            continue
+        parts = {(str(topic), int(number)) for topic, number in held.get(name, ())}
+        kept = {tp for tp in parts if after.get(tp) == name}
+        if kept == parts:
+            steady = True
+        else:
+            kept_by_revokers |= kept
+    return kept_by_revokers if steady else set()
 
 
 def _since(previous: Mapping[str, Any] | None, step: Mapping[str, Any]) -> float | None:

@@ -20,6 +20,7 @@ from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.consumer_group import CoordinatorTable, ServerAssignor, rebalance_target, server_assignor
 from assignors.kafka_java import DIFFERENT_FROM_OURS, java_assignor
 from assignors.metrics import (
+    Movement,
     PauseModel,
     leader_share,
     movement,
@@ -125,8 +126,7 @@ def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
         cluster = Cluster(counts, topic_ids={t: str(ids[t]) for t in counts if t in ids})
         rebalanced = key != previous_key
         before = previous or {}
-        # per rebalance: moved, survivors_owned, orphaned, revoked, rejoined
-        priced: list[tuple[int, int, int, int, int]] = []
+        priced: list[tuple[Movement, int]] = []  # per rebalance: its movement, and the partitions rejoined
         rounds = 0
         topics_now = {identity: tuple(subscriptions[m].topics) for m, identity in identities.items()}
         if rebalanced:
@@ -154,15 +154,7 @@ def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
                     received = {identities[m]: result_assignment[m] for m in subs}
                 phase_after = {identities[m]: tuple(result_assignment[m].partitions) for m in subs}
                 step_moves = movement(held_before, phase_after, members_after=phase_after.keys())
-                priced.append(
-                    (
-                        step_moves.moved,
-                        step_moves.revoked(RebalanceProtocol.EAGER),
-                        step_moves.orphaned,
-                        step_moves.revoked(protocol),
-                        rejoined if not priced else 0,
-                    )
-                )
+                priced.append((step_moves, rejoined if not priced else 0))
                 held_before = phase_after
             after = held_before
         else:
@@ -190,27 +182,21 @@ def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
             moved = orphaned = revoked_count = 0
         else:
             moved, orphaned = moves.moved, moves.orphaned
-            revoked_count = sum(phase[3] for phase in priced)
+            revoked_count = sum(moves_of.revoked(protocol) for moves_of, _ in priced)
             pause_before = pause_partition_seconds(label, moved=moved, survivors_owned=survivors_owned)
             pause_after = restart
-            for phase_moved, phase_survivors, _, _, phase_rejoined in priced:
-                pause_survivors += rebalance_pause(
-                    label,
-                    model,
-                    moved=phase_moved,
-                    survivors_owned=phase_survivors,
-                    rejoined=min(phase_rejoined, phase_survivors),
-                )
-            for number, (phase_moved, phase_survivors, phase_orphaned, _, phase_rejoined) in enumerate(priced):
+            for number, (moves_of, phase_rejoined) in enumerate(priced):
                 lost = crashed_orphans if number == 0 else 0
+                phase_survivors = moves_of.revoked(RebalanceProtocol.EAGER)
+                survivors_part = {
+                    "moved": moves_of.moved,
+                    "survivors_owned": phase_survivors,
+                    "rejoined": min(phase_rejoined, phase_survivors),
+                    "retained_revoking": moves_of.retained_revoking,
+                }
+                pause_survivors += rebalance_pause(label, model, **survivors_part)
                 pause_after += rebalance_pause(
-                    label,
-                    model,
-                    moved=phase_moved,
-                    survivors_owned=phase_survivors,
-                    orphaned=phase_orphaned - lost,
-                    crashed=lost,
-                    rejoined=min(phase_rejoined, phase_survivors),
+                    label, model, **survivors_part, orphaned=moves_of.orphaned - lost, crashed=lost
                 )
         identity_of = {n: str(m["instance"] or m["member_id"] or n) for n, m in members.items()}
         observed_after = {

@@ -1,8 +1,9 @@
 """The Spark commands of ``assignors``: ``evaluate`` and ``demo``.
 
 ``assignors evaluate --membership PATH --topics PATH --out DIR [--weights PATH] [--rank-by FIGURE,...]
-[--kafka-version X.Y.Z] [--heartbeat-interval-ms MS] [--session-timeout-ms MS] [--consumer-heartbeat-interval-ms MS]
-[--consumer-session-timeout-ms MS] [--rebalance-seconds S] [--heartbeat-seconds S] [--strategies ...]
+[--kafka-version X.Y.Z] [--client NAME] [--heartbeat-interval-ms MS] [--session-timeout-ms MS]
+[--consumer-heartbeat-interval-ms MS] [--consumer-session-timeout-ms MS] [--rebalance-seconds S] [--heartbeat-seconds S]
+[--strategies ...]
 [--kafka-jars PATH] [--master URL | --remote sc://HOST:PORT]``
 replays membership histories on Spark and writes the evaluation and ``report.html``;
 ``assignors demo [--out DIR]`` does it on a generated sample history.
@@ -29,7 +30,7 @@ from assignors.collect import CLUSTER_FILE, read_cluster_file
 from assignors.consumer_group import KAFKA_VERSION
 from assignors.consumer_group import STRATEGIES as SERVER_STRATEGIES
 from assignors.kafka_java import kafka_classpath
-from assignors.metrics import DEFAULT_PAUSE_MODEL
+from assignors.metrics import CLIENT_PAUSE_FACTORS, DEFAULT_PAUSE_MODEL
 from assignors.tables import ACTUAL_COLUMNS, HANDOVERS_COLUMNS, MEMBERSHIP_COLUMNS, TOPICS_COLUMNS, WEIGHTS_COLUMNS
 from spark_udfs.demo.sample import DEFAULT_GROUPS, DEFAULT_SNAPSHOTS
 from spark_udfs.jobs.evaluate import print_summary, run_demo, run_evaluation
@@ -276,7 +277,7 @@ def _costs(args: argparse.Namespace) -> dict[str, Any]:
     """The score and the timing: the pause model with the timing options given, each recorded as your option."""
     options = {option: getattr(args, option) for option in OPTION_FIELDS}
     try:
-        model = timing_model(None, options, cli=True)
+        model = timing_model(DEFAULT_PAUSE_MODEL.for_client(args.client), options, cli=True)
     except AssignorError as error:
         raise CliError(str(error)) from None
     return {
@@ -327,6 +328,11 @@ def _count(text: str) -> int:
     return value
 
 
+CLIENTS: tuple[str, ...] = ("java", *sorted(CLIENT_PAUSE_FACTORS))
+"""``--client``'s choices: Kafka's Java consumer and the clients ``make calibrate`` measured
+(``assignors.metrics.CLIENT_PAUSE_FACTORS``)."""
+
+
 def _add_score_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rank-by",
@@ -341,6 +347,16 @@ def _add_score_options(parser: argparse.ArgumentParser) -> None:
     model = DEFAULT_PAUSE_MODEL
     timing = parser.add_argument_group(
         "timing (the pause model, docs/evaluation.md; the report lists every parameter and its source)"
+    )
+    timing.add_argument(
+        "--client",
+        choices=CLIENTS,
+        default="java",
+        help=(
+            "the consumers' client, whose poll loop the pause model's measured factors follow (default: java, "
+            "Kafka's own; kafka-python stops fetching what it keeps while it rejoins a cooperative rebalance's "
+            "second round; a client not measured, such as librdkafka, is priced as java)"
+        ),
     )
     timing.add_argument(
         "--heartbeat-interval-ms",

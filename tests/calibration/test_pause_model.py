@@ -12,6 +12,7 @@ from calibration.scenarios import SETTINGS
 from hypothesis import given
 from hypothesis import strategies as st
 
+from assignors import RebalanceProtocol, get_assignor
 from assignors.metrics import (
     CALIBRATION_SETTINGS,
     CLIENT_PAUSE_FACTORS,
@@ -22,10 +23,12 @@ from assignors.metrics import (
     InvalidWeightError,
     PauseModel,
     leader_share,
+    movement,
     pause_partition_seconds,
     rebalance_pause,
     restart_pause,
 )
+from assignors.testing import Group, groups
 
 UNIT = PauseModel(
     heartbeat_seconds=1.0,
@@ -120,6 +123,21 @@ def test_a_client_that_stops_its_kept_partitions() -> None:
     assert rebalance_pause("CONSUMER", stalls, moved=2, survivors_owned=10) == 6.0
 
 
+def test_only_what_the_givers_keep_waits_for_the_second_round() -> None:
+    """Given ``retained_revoking`` (Movement.retained_revoking), only those kept partitions wait: their members rejoin
+    the second round at once and wait for the others' heartbeat (make calibrate: kafka-python's waited 0.66-1.16
+    heartbeats each, the other kept partitions none)."""
+    stalls = UNIT.with_settings("test", cooperative_kept_heartbeats=0.5)
+    assert rebalance_pause("COOPERATIVE", stalls, moved=2, survivors_owned=10, retained_revoking=6) == 4.0 + 3.0
+    # every survivor gave something up: they all rejoin at once, nobody waits
+    assert rebalance_pause("COOPERATIVE", stalls, moved=2, survivors_owned=10, retained_revoking=0) == 4.0
+    # a giver whose partitions were released (a topic unsubscribed), nothing moved: it still rejoins and waits
+    assert rebalance_pause("COOPERATIVE", stalls, moved=0, survivors_owned=10, retained_revoking=4) == 2.0
+    # Kafka's Java consumer keeps fetching them
+    assert rebalance_pause("COOPERATIVE", DEFAULT_PAUSE_MODEL, moved=0, survivors_owned=10, retained_revoking=4) == 0.0
+    assert rebalance_pause("EAGER", stalls, moved=2, survivors_owned=10, retained_revoking=6) == 10.0
+
+
 def test_restart_pause_by_hand() -> None:
     assert restart_pause(UNIT, restarted=4, downtime_seconds=2.0) == 4 * 2.5
     assert restart_pause(UNIT, restarted=0, downtime_seconds=2.0) == 0.0
@@ -186,6 +204,8 @@ def test_each_client_has_its_own_factors() -> None:
         (lambda: DEFAULT_PAUSE_MODEL.with_settings("x", eager_orphan_heartbeats=-1), "eager_orphan_heartbeats"),
         (lambda: rebalance_pause("EAGER", moved=-1, survivors_owned=0), "moved"),
         (lambda: rebalance_pause("EAGER", moved=0, survivors_owned=0, crashed=-2), "crashed"),
+        (lambda: rebalance_pause("COOPERATIVE", moved=0, survivors_owned=3, retained_revoking=-1), "retained_revoking"),
+        (lambda: rebalance_pause("COOPERATIVE", moved=0, survivors_owned=3, retained_revoking=4), "retained_revoking"),
         (lambda: rebalance_pause("STATIC", moved=0, survivors_owned=0), "STATIC"),
         (lambda: restart_pause(restarted=-1, downtime_seconds=1.0), "restarted"),
         (lambda: leader_share(-1, 3), "survivors_owned"),
@@ -276,6 +296,21 @@ def test_the_java_model_is_linear(protocol: str, moved: int, extra: int, orphane
     assert math.isclose(twice, 2 * once, rel_tol=1e-9, abs_tol=1e-9)
 
 
+@given(group=groups(), other=groups(), client=clients)
+def test_retained_revoking_prices_at_most_the_bound(group: Group, other: Group, client: str) -> None:
+    """Given the movement's own count, the pause never exceeds the bound a caller with the totals only gets."""
+    model = DEFAULT_PAUSE_MODEL.for_client(client)
+    before = get_assignor("cooperative-sticky").assign(group.cluster, group.subscriptions)
+    after = get_assignor("cooperative-sticky").assign(other.cluster, other.subscriptions)
+    moves = movement(before, after)
+    counts_ = {"moved": moves.moved, "survivors_owned": moves.revoked(RebalanceProtocol.EAGER)}
+    exact = rebalance_pause("COOPERATIVE", model, **counts_, retained_revoking=moves.retained_revoking)
+    bound = rebalance_pause("COOPERATIVE", model, **counts_)
+    assert exact >= 0.0
+    if moves.moved:
+        assert exact <= bound + 1e-9
+
+
 @given(client=clients, restarted=counts, downtime=seconds, later=seconds)
 def test_restart_pause_properties(client: str, restarted: int, downtime: float, later: float) -> None:
     """Each restarted partition waits the downtime plus the client's rejoin; longer down never costs less."""
@@ -342,3 +377,26 @@ def test_observe_a_leave_by_hand() -> None:
     assert found.pause == pytest.approx(2 * 1.0)
     assert found.unowned == pytest.approx(2 * 1.0)
     assert found.seconds == pytest.approx(11.0 - 9.95)
+
+
+def test_observe_what_a_giver_keeps_by_hand() -> None:
+    """x holds 0-1, y 2-3; w joins at 10.0 (cooperative): x gives 1 up at 10.1 and, rejoining the second round at
+    once, fetches its 0 again only at 11.6, after y's heartbeat; y gives nothing up and never stops."""
+    events = [_call(0.5, "assigned", "x", 0, 1), _call(0.5, "assigned", "y", 2, 3)]
+    events += [_fetch(t / 10, "x", 0, 1) for t in range(10, 101)]
+    events += [_fetch(t / 10, "x", 0) for t in range(116, 130)]
+    events += [_fetch(t / 10, "y", 2, 3) for t in range(10, 130)]
+    events += [_call(10.1, "revoked", "x", 1), _call(11.2, "assigned", "w", 1, gen=3)]
+    events += [_fetch(t / 10, "w", 1) for t in range(113, 130)]
+    step0 = {"measured": False, "t0": 0.0, "end": 9.5, "settled_at": 0.5, "stopped": [], "crashed": []}
+    step0 |= {"members": {"x": {}, "y": {}}, "holdings": {"x": [["t", 0], ["t", 1]], "y": [["t", 2], ["t", 3]]}}
+    step1 = {"measured": True, "t0": 9.95, "end": 13.0, "settled_at": 11.3, "stopped": [], "crashed": []}
+    holdings = {"x": [["t", 0]], "y": [["t", 2], ["t", 3]], "w": [["t", 1]]}
+    step1 |= {"members": {"x": {}, "y": {}, "w": {}}, "holdings": holdings}
+    run = {"steps": [step0, step1], "events": sorted(events, key=lambda e: e["t"]), "members": {}}
+    (found,) = observe(run, interval=0.1)
+    assert (found.moved, found.kept, found.kept_revoking) == (1, 3, 1)
+    assert found.pause_kept_revoking == found.pause_kept > 0.0  # x's 0 stalled; y's 2 and 3 never did
+    # had y given something up too, every survivor would rejoin at once: nobody waits
+    step1["holdings"] = {"x": [["t", 0]], "y": [["t", 2]], "w": [["t", 1], ["t", 3]]}
+    assert observe(run, interval=0.1)[0].kept_revoking == 0

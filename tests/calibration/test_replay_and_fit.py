@@ -142,7 +142,8 @@ def test_the_factors_are_ratios_of_sums_by_hand() -> None:
         ),  # static: no rebalance
     ]
     coop = [
-        _obs(moved=2, kept=8, pause_moved=2 * 1.1, pause_kept=8 * 0.2),
+        # of the 8 kept, 5 are a revoking member's (it waits for a steady one's heartbeat), 3 a steady member's
+        _obs(moved=2, kept=8, pause_moved=2 * 1.1, pause_kept=5 * 0.8, kept_revoking=5, pause_kept_revoking=5 * 0.8),
         _obs(kept=10, orphaned=2, crashed=2, pause_orphaned=2 * (10.0 + 0.6)),  # crashed: the session first
     ]
     consumer = [_obs(moved=4, kept=6, pause_moved=4 * 1.5)]
@@ -153,7 +154,7 @@ def test_the_factors_are_ratios_of_sums_by_hand() -> None:
         "eager_orphan_heartbeats": pytest.approx(1.0),
         "cooperative_heartbeats": pytest.approx(1.0),
         "cooperative_orphan_heartbeats": pytest.approx(0.5),
-        "cooperative_kept_heartbeats": pytest.approx(0.2),
+        "cooperative_kept_heartbeats": pytest.approx(0.8),
         "consumer_move_heartbeats": pytest.approx((1.5 - 0.1) / 2),
         "consumer_orphan_heartbeats": None,  # no step orphaned anything under KIP-848
         "static_rejoin_seconds": pytest.approx(0.6),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from random import Random
 from typing import Any
 
@@ -12,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import (
+    Assignment,
     AssignorError,
     Cluster,
     RangeAssignor,
@@ -154,6 +156,36 @@ def test_movement_agrees_with_the_definition(first: Group, second: Group) -> Non
                 expected["moved"] += 1
     m = movement(before, after)
     assert (m.moved, m.orphaned, m.retained, m.released) == tuple(expected.values())
+    # retained_revoking: what the survivors that give something up keep, when a survivor gives nothing up
+    givers = [member for member in before if member in after and set(before[member].partitions) - owned(after, member)]
+    steady = [member for member in before if member in after and member not in givers]
+    kept = sum(len(set(before[member].partitions) & owned(after, member)) for member in givers)
+    assert m.retained_revoking == (kept if steady else 0)
+    assert 0 <= m.retained_revoking <= m.retained
+
+
+def owned(assignment: Mapping[str, Assignment], member: str) -> set[TP]:
+    return set(assignment[member].partitions)
+
+
+def test_retained_revoking_by_hand() -> None:
+    """Under COOPERATIVE the members that give partitions up rejoin the second round at once; the others on their next
+    heartbeat. What the givers keep waits for those others, if there are any."""
+    a = {"x": [TP("t", 0), TP("t", 1)], "y": [TP("t", 2), TP("t", 3)], "z": [TP("t", 4)]}
+    # x gives t-1 to the newcomer w; y and z give nothing up: x's t-0 waits for their heartbeat
+    b = {"x": [TP("t", 0)], "y": [TP("t", 2), TP("t", 3)], "z": [TP("t", 4)], "w": [TP("t", 1)]}
+    assert movement(a, b).retained_revoking == 1
+    # x and y each give one up, z gives none: t-0 and t-2 wait
+    c = {"x": [TP("t", 0)], "y": [TP("t", 2)], "z": [TP("t", 4)], "w": [TP("t", 1), TP("t", 3)]}
+    assert movement(a, c).retained_revoking == 2
+    # z leaves and x, y each give one up: every survivor rejoins at once, nobody waits
+    d = {"x": [TP("t", 0)], "y": [TP("t", 2)], "w": [TP("t", 1), TP("t", 3), TP("t", 4)]}
+    assert movement(a, d).retained_revoking == 0
+    # a survivor that held nothing gives nothing up: the givers wait for its heartbeat; a newcomer joined them
+    e = {"x": [TP("t", 0), TP("t", 1)], "y": [TP("t", 2), TP("t", 3)]}
+    f = {"x": [TP("t", 0)], "y": [TP("t", 2)], "v": [TP("t", 1), TP("t", 3)]}
+    assert movement({**e, "v": []}, f).retained_revoking == 2
+    assert movement(e, f).retained_revoking == 0
 
 
 # --- per-topic spread, weighted load, pause cost ----------------------------------------

@@ -367,9 +367,10 @@ class PauseModel:
       heartbeats after the rebalance before), after a crash (a session timeout) up to a heartbeat apart, each
       member's partitions waiting from its own heartbeat to the last member's (:attr:`eager_crash_heartbeats`);
       COOPERATIVE stops a moved partition for :attr:`cooperative_heartbeats` (revoked in the first
-      round, assigned in the second), and, in a rebalance that moves anything, every partition a member keeps for
-      :attr:`cooperative_kept_heartbeats` (0 for Kafka's Java consumer, which keeps fetching them; a client that
-      stops fetching while it rejoins, such as kafka-python, pays it); a partition whose owner sent LeaveGroup
+      round, assigned in the second), and every partition kept by a member that gave others up while another
+      member gave none up for :attr:`cooperative_kept_heartbeats` (the giver rejoins the second round at once and
+      waits there for the others' next heartbeat; 0 for Kafka's Java consumer, which keeps fetching them; a client
+      that stops fetching while it rejoins, such as kafka-python, pays it); a partition whose owner sent LeaveGroup
       waits for the survivors to rejoin (:attr:`eager_orphan_heartbeats`, or :attr:`cooperative_orphan_heartbeats`),
       one whose owner crashed waits ``session.timeout.ms`` (:attr:`session_seconds`) first.
     - CONSUMER (KIP-848): the old owner releases a moved partition on its next heartbeat and the new owner takes it
@@ -397,19 +398,20 @@ class PauseModel:
     # measured: `make calibrate` on Kafka 4.4.0 (docs/calibration.md), groups of 6-9 members at the intervals of
     # CALIBRATION_SETTINGS, Kafka's Java consumer's groups; each factor is in units of the interval that paces it;
     # written by `python -m calibration.fit --write` (calibration/fit.py), pooled over the runs in calibration/history/
-    # before the run docs/calibration.md shows (2026-11-28 three, 2026-11-29 one)
-    eager_heartbeats: float = 0.069
-    cooperative_heartbeats: float = 0.982
-    cooperative_orphan_heartbeats: float = 0.564
-    consumer_move_heartbeats: float = 0.673
-    consumer_orphan_heartbeats: float = 0.618
-    fetch_seconds: float = 0.064
+    # measured as today (calibration.fit.measured_as_today: the five of 2026-11-29); docs/calibration.md shows the run
+    # after them
+    eager_heartbeats: float = 0.034
+    cooperative_heartbeats: float = 0.973
+    cooperative_orphan_heartbeats: float = 0.547
+    consumer_move_heartbeats: float = 0.651
+    consumer_orphan_heartbeats: float = 0.651
+    fetch_seconds: float = 0.057
     sources: tuple[tuple[str, str], ...] = _DEFAULT_SOURCES
     # added after `sources`, so that every earlier field keeps its place
-    eager_orphan_heartbeats: float = 0.688
-    cooperative_kept_heartbeats: float = 0.012
-    static_rejoin_seconds: float = 0.276
-    eager_crash_heartbeats: float = 0.449
+    eager_orphan_heartbeats: float = 0.511
+    cooperative_kept_heartbeats: float = 0.0
+    static_rejoin_seconds: float = 0.246
+    eager_crash_heartbeats: float = 0.331
 
     def __post_init__(self) -> None:
         for name in _MODEL_FIELDS:
@@ -452,21 +454,22 @@ class PauseModel:
 
 CLIENT_PAUSE_FACTORS: Mapping[str, Mapping[str, float]] = {
     "aiokafka": {
-        "eager_crash_heartbeats": 0.255,
-        "eager_heartbeats": 0.104,
-        "eager_orphan_heartbeats": 0.643,
-        "static_rejoin_seconds": 1.565,
+        "eager_crash_heartbeats": 0.119,
+        "eager_heartbeats": 0.063,
+        "eager_orphan_heartbeats": 0.439,
+        "static_rejoin_seconds": 0.63,
     },
     "kafka-python": {
-        "cooperative_heartbeats": 1.036,
-        "cooperative_kept_heartbeats": 0.586,
-        "cooperative_orphan_heartbeats": 0.642,
-        "static_rejoin_seconds": 2.046,
+        "cooperative_heartbeats": 1.11,
+        "cooperative_kept_heartbeats": 0.955,
+        "cooperative_orphan_heartbeats": 0.609,
+        "static_rejoin_seconds": 1.017,
     },
 }
 """Per Python client (this project's adapters), the factors ``make calibrate`` measured on its own groups where they
 differ from Kafka's Java consumer's (:meth:`PauseModel.for_client`): kafka-python stops fetching the partitions it
-keeps while a cooperative rebalance's second round runs, and both start a restarted member's process in seconds."""
+keeps while it rejoins a cooperative rebalance's second round, and both take longer than Kafka's Java consumer to
+bring a restarted static member back."""
 
 DEFAULT_PAUSE_MODEL = PauseModel()
 """The calibrated model at Kafka's default settings."""
@@ -481,6 +484,7 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     orphaned: int = 0,
     crashed: int = 0,
     rejoined: int = 0,
+    retained_revoking: int | None = None,
 ) -> float:
     """Partition-seconds not consumed because of one rebalance, by :class:`PauseModel` (``make calibrate``).
 
@@ -495,9 +499,16 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     survivor alike. Under EAGER the survivors of a rebalance that a crash started (``crashed`` > 0) wait
     :attr:`~PauseModel.eager_crash_heartbeats`, of any other :attr:`~PauseModel.eager_heartbeats`.
 
+    Under COOPERATIVE, ``retained_revoking`` (:attr:`Movement.retained_revoking <assignors.metrics.Movement>`)
+    counts the partitions kept by members that rejoin the second round at once and wait there for the others' next
+    heartbeat: each waits :attr:`~PauseModel.cooperative_kept_heartbeats` (0 for Kafka's Java consumer, which keeps
+    fetching while it rejoins; about one heartbeat for kafka-python, which does not). None (the default) counts
+    every partition the survivors keep in a rebalance that moves something: an upper bound, for a caller that
+    knows only the totals.
+
     Raises:
-        InvalidWeightError: an unknown protocol, a negative count, or ``rejoined`` over ``survivors_owned``,
-            naming the field.
+        InvalidWeightError: an unknown protocol, a negative count, or ``rejoined`` or ``retained_revoking`` over
+            ``survivors_owned``, naming the field.
 
     >>> model = PauseModel(heartbeat_seconds=1.0, consumer_heartbeat_seconds=2.0, eager_heartbeats=0.5,
     ...                    eager_orphan_heartbeats=0.5,
@@ -512,19 +523,23 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     >>> rebalance_pause("EAGER", model.with_settings("doc", eager_orphan_heartbeats=1.0), moved=0, survivors_owned=10,
     ...                 rejoined=4)
     7.0
+    >>> waits = model.with_settings("doc", cooperative_heartbeats=1.0, cooperative_kept_heartbeats=1.0)
+    >>> rebalance_pause("COOPERATIVE", waits, moved=2, survivors_owned=10, retained_revoking=3)
+    5.0
+    >>> rebalance_pause("COOPERATIVE", waits, moved=2, survivors_owned=10)
+    10.0
     """
     kind = _pause_protocol(protocol)
-    for field, count in (("moved", moved), ("survivors_owned", survivors_owned), ("orphaned", orphaned)):
+    counts = (("moved", moved), ("survivors_owned", survivors_owned), ("orphaned", orphaned), ("crashed", crashed))
+    parts = (("rejoined", rejoined), ("retained_revoking", retained_revoking or 0))
+    for field, count in (*counts, *parts):
         if count < 0:
             msg = f"{field} is {count}; a partition count must be >= 0"
             raise InvalidWeightError(msg)
-    for field, count in (("crashed", crashed), ("rejoined", rejoined)):
-        if count < 0:
-            msg = f"{field} is {count}; a partition count must be >= 0"
+    for field, part in parts:
+        if part > survivors_owned:
+            msg = f"{field} is {part}; it counts some of survivors_owned ({survivors_owned})"
             raise InvalidWeightError(msg)
-    if rejoined > survivors_owned:
-        msg = f"rejoined is {rejoined}; it counts some of survivors_owned ({survivors_owned})"
-        raise InvalidWeightError(msg)
     m = model
     fetch = m.fetch_seconds
     if kind is PauseProtocol.CONSUMER:
@@ -543,7 +558,9 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
             + crashed * (m.session_seconds + orphan)
         )
     orphan = m.cooperative_orphan_heartbeats * m.heartbeat_seconds + fetch
-    kept = max(0, survivors_owned - moved) * m.cooperative_kept_heartbeats * m.heartbeat_seconds if moved else 0.0
+    if retained_revoking is None:
+        retained_revoking = max(0, survivors_owned - moved) if moved else 0
+    kept = retained_revoking * m.cooperative_kept_heartbeats * m.heartbeat_seconds
     return (
         moved * (m.cooperative_heartbeats * m.heartbeat_seconds + fetch)
         + kept

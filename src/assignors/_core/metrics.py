@@ -203,12 +203,20 @@ class Movement:
         retained: partitions owned by the same member in A and B.
         released: partitions owned in A by a member still present that nobody owns in B
             (the topic is gone or no longer subscribed, or a cooperative round withholds it).
+        retained_revoking: of ``retained``, the partitions kept by a member that also gives some up (moved or
+            released), counted only when another member present in A and B gives up none. Under COOPERATIVE
+            (KIP-429) the members that give something up rejoin a second round at once and the others on their
+            next heartbeat (Kafka's ``ConsumerCoordinator.onJoinComplete`` requests the rejoin of a member that
+            revoked); a client that stops fetching while it rejoins (kafka-python) keeps these waiting until then
+            (:func:`rebalance_pause`'s ``retained_revoking``). When every member present gives something up, they
+            all rejoin at once and nobody waits.
     """
 
     moved: int
     orphaned: int
     retained: int
     released: int
+    retained_revoking: int = 0
 
     def revoked(self, protocol: RebalanceProtocol) -> int:
         """Partitions the surviving members had to give up under ``protocol``.
@@ -234,13 +242,16 @@ def movement(
     >>> a = {"x": [TP("t", 0), TP("t", 1)], "y": [TP("t", 2)], "z": [TP("t", 3)]}
     >>> b = {"x": [TP("t", 0)], "y": [TP("t", 1), TP("t", 2), TP("t", 3)]}
     >>> movement(a, b)
-    Movement(moved=1, orphaned=1, retained=2, released=0)
+    Movement(moved=1, orphaned=1, retained=2, released=0, retained_revoking=1)
+
+    ``x`` gives ``t-1`` up and keeps ``t-0`` while ``y`` gives nothing up: ``t-0`` is ``retained_revoking``.
     """
     present = after.keys() if members_after is None else members_after
     if not isinstance(present, Collection) or isinstance(present, str):
         present = set(present)
     new_owner = owners(after)
-    moved = orphaned = retained = released = 0
+    moved = orphaned = retained = released = revoking_kept = 0
+    steady = False  # a member present in A and B that gives nothing up
     for member, value in before.items():
         partitions = value if type(value) is tuple else _sequence(value)
         if member not in present:
@@ -251,7 +262,11 @@ def movement(
         retained += kept
         released += lost
         moved += len(now) - kept - lost
-    return Movement(moved, orphaned, retained, released)
+        if kept == len(now):
+            steady = True
+        else:
+            revoking_kept += kept
+    return Movement(moved, orphaned, retained, released, revoking_kept if steady else 0)
 
 
 def moved_weight(

@@ -198,7 +198,12 @@ def actual_rows(  # noqa: PLR0913 - the evaluation's options
             # a COOPERATIVE generation withholds what it revokes (assigned in the next): a hand-over, priced as a move
             handing = _withheld(previous, snapshot, subs) if protocol == "COOPERATIVE" else 0
             row["pause_partition_seconds"] = rebalance_pause(
-                protocol, model, moved=moves.moved + handing, survivors_owned=survivors, orphaned=moves.orphaned
+                protocol,
+                model,
+                moved=moves.moved + handing,
+                survivors_owned=survivors,
+                orphaned=moves.orphaned,
+                retained_revoking=moves.retained_revoking,
             )
             if not row["rebalanced"]:
                 row.update(moved=0, orphaned=0, revoked=0, rounds=0, pause_partition_seconds=0.0)

@@ -437,6 +437,7 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
             survivors_owned=survivors_owned,
             orphaned=moves.orphaned,
             rejoined=min(rejoined, survivors_owned),
+            retained_revoking=moves.retained_revoking,
         ),
     }
     state.row = row

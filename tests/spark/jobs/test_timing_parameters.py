@@ -189,6 +189,42 @@ def test_the_release_collect_read_is_the_replays_and_the_option_wins(
     )
 
 
+def test_the_client_option_prices_its_own_poll_loop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """a, b and c hold 3, 3 and 2 of t's 8 partitions; d joins: cooperative-sticky moves one from each of the two
+    holding 3 to d, and the third gives nothing up, so the two rejoin the second round at once and the 2 partitions
+    each keeps wait for the third's heartbeat: kafka-python stops fetching them (``--client kafka-python``), Kafka's
+    Java consumer does not (the default)."""
+    (tmp_path / "m.csv").write_text(
+        "group_id,snapshot_ts,member_id,topics\n"
+        + "".join(f"g,2026-01-01T12:00:00,{m},t\n" for m in "abc")
+        + "".join(f"g,2026-01-01T12:01:00,{m},t\n" for m in "abcd"),
+        encoding="utf-8",
+    )
+    (tmp_path / "t.csv").write_text("topic,partitions,valid_from\nt,8,\n", encoding="utf-8")
+    base = ["evaluate", "--membership", str(tmp_path / "m.csv"), "--topics", str(tmp_path / "t.csv"),
+            "--strategies", "cooperative-sticky"]  # fmt: skip
+    pauses = {}
+    for client in ("java", "kafka-python"):
+        out = tmp_path / client
+        assert main([*base, "--out", str(out), "--client", client]) == 0
+        capsys.readouterr()
+        written = {r["parameter"]: r for r in json.loads((out / "parameters.json").read_text(encoding="utf-8"))}
+        model = DEFAULT_PAUSE_MODEL.for_client(client)
+        kept = written["cooperative_kept_heartbeats"]
+        assert (kept["value"], kept["source"]) == (
+            model.cooperative_kept_heartbeats,
+            "measured" if client == "java" else "measured (kafka-python)",
+        )
+        evaluation = pq.read_table(out / "evaluation").to_pylist()
+        pauses[client] = sum(r["pause_partition_seconds"] or 0.0 for r in evaluation)
+    m = DEFAULT_PAUSE_MODEL
+    python = m.for_client("kafka-python")
+    assert pauses["java"] == pytest.approx(2 * (m.cooperative_heartbeats * 3 + m.fetch_seconds))
+    assert pauses["kafka-python"] == pytest.approx(
+        2 * (python.cooperative_heartbeats * 3 + m.fetch_seconds) + 4 * python.cooperative_kept_heartbeats * 3
+    )
+
+
 def test_a_bad_cluster_file_is_one_line_before_spark_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "cluster.json").write_text("{}", encoding="utf-8")
     argv = ["evaluate", "--membership", str(tmp_path / "m.csv"), "--topics", "t", "--out", str(tmp_path / "o")]
