@@ -5,7 +5,8 @@
 Each run writes its raw figures as one JSON file under ``benchmarks/results/`` (named by
 its UTC start time). ``RESULTS.md`` is rendered from those files alone: for every case, its
 latest recorded run, with that run's date. ``--only`` runs the cases whose row contains
-every word of TEXT (case-insensitive; ``--only spark`` runs only the Spark evaluation), ``--skip``
+every word of TEXT (case-insensitive; ``--only spark`` runs only the Spark evaluation and the timed ``assignors
+demo``, ``--only demo`` the latter), ``--skip``
 leaves out those that contain every word of its TEXT (``--skip kafka-python --skip spark``);
 ``--render`` runs nothing and renders again.
 
@@ -213,6 +214,8 @@ def _run_module(arguments: list[str], timeout: int) -> dict[str, Any]:
 RESULTS_DIR = Path(__file__).with_name("results")
 RESULTS_MD = Path(__file__).with_name("RESULTS.md")
 SPARK_LABEL = "spark evaluation"
+DEMO_LABEL = "spark demo"
+"""``--only demo`` (or ``--only spark``) runs the timed ``assignors demo`` (:mod:`benchmarks.spark_demo`)."""
 
 
 def selected(only: str, text: str) -> bool:
@@ -355,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
             "spark": _run_module(["benchmarks.spark_eval"], SPARK_TIMEOUT_S)
             if _chosen(args.only, args.skip, SPARK_LABEL)
             else None,
+            "demo": _run_module(["benchmarks.spark_demo"], SPARK_TIMEOUT_S)
+            if _chosen(args.only, args.skip, DEMO_LABEL)
+            else None,
         }
         results.mkdir(parents=True, exist_ok=True)
         (results / f"{started:%Y-%m-%dT%H-%M-%SZ}.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
@@ -406,6 +412,7 @@ def render(results: Path) -> str:
     """RESULTS.md from the JSON runs under ``results``: each case's latest run, in case order."""
     latest: dict[tuple[str, str, str], dict[str, Any]] = {}
     spark: dict[str, Any] | None = None
+    demo: dict[str, Any] | None = None
     machines: set[str] = set()
     for path in sorted(results.glob("*.json")):
         run = json.loads(path.read_text(encoding="utf-8"))
@@ -414,6 +421,8 @@ def render(results: Path) -> str:
             latest[record["section"], record["workload"], record["assignor"]] = {**record, "date": run["date"]}
         if run.get("spark") is not None:
             spark = {**run["spark"], "date": run["date"]}
+        if run.get("demo") is not None:
+            demo = {**run["demo"], "date": run["date"]}
     shown = [latest[key] for key in _case_keys() if key in latest]
     javas = sorted(
         {f"Kafka {r['java']['kafka']} on {r['java']['jvm']}" for r in shown if "kafka" in (r.get("java") or {})}
@@ -455,7 +464,29 @@ def render(results: Path) -> str:
         ]
     if spark is not None:
         lines += _spark_rows(spark)
+    if demo is not None:
+        lines += _demo_rows(demo, heading=spark is None)
     return "\n".join([*lines, ""])
+
+
+def _demo_rows(figures: dict[str, Any], *, heading: bool) -> list[str]:
+    """The timed ``assignors demo`` on a small history (:mod:`benchmarks.spark_demo`): its wall time per run."""
+    lines = ["", SPARK_HEADING] if heading else []
+    what = f"`assignors demo --groups {figures['groups']}`"
+    if "error" in figures:
+        return [*lines, "", f"{what} ({figures['date']}): {figures['error']}"]
+    runs = ", ".join(f"{s:.1f}" for s in figures["runs_s"])
+    ok = "ok" if figures["median_s"] <= figures["target_s"] else "**over**"
+    return [
+        *lines,
+        "",
+        (
+            f"`python -m benchmarks.spark_demo`: {what} ({figures['groups']} groups x {figures['snapshots']} "
+            "snapshots of the demo's sample history, every strategy, the evaluation written and the report) as a user "
+            f"runs it, {len(figures['runs_s'])} fresh processes one after the other, each from its start to its exit: "
+            f"median {figures['median_s']:.1f} s (runs {runs} s; <= {figures['target_s']:g} s {ok}), {figures['date']}."
+        ),
+    ]
 
 
 def _case_keys() -> list[tuple[str, str, str]]:

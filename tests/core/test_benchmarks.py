@@ -11,6 +11,7 @@ import pytest
 from benchmarks import __main__ as benchmarks_main
 from benchmarks import java
 from benchmarks.__main__ import (
+    DEMO_LABEL,
     NO_REASON,
     RESULTS_DIR,
     RESULTS_MD,
@@ -233,3 +234,26 @@ def test_without_java_the_bench_says_so_in_one_line(monkeypatch: pytest.MonkeyPa
     ]
     assert not _java_available(no_java=True)
     assert capsys.readouterr().out == ""
+
+
+def test_the_timed_demo_renders_under_the_spark_evaluation(tmp_path: Path) -> None:
+    """`python -m benchmarks.spark_demo`'s figures, its latest run, with the target; a failed run says why."""
+
+    def run(date: str, demo: dict[str, Any]) -> dict[str, Any]:
+        return {"date": date, "python": "3.11", "cores": 2, "machine": "x86_64", "cases": [], "demo": demo}
+
+    timed = {"groups": 150, "snapshots": 48, "runs_s": [21.04, 17.5, 17.01], "median_s": 17.5, "target_s": 20.0}
+    (tmp_path / "2026-01-01T00-00-00Z.json").write_text(json.dumps(run("2026-01-01", timed)), encoding="utf-8")
+    text = render(tmp_path)
+    assert "## Spark evaluation" in text
+    assert "`assignors demo --groups 150` (150 groups x 48 snapshots of the demo's sample history" in text
+    assert "median 17.5 s (runs 21.0, 17.5, 17.0 s; <= 20 s ok), 2026-01-01." in text
+    slow = {**timed, "runs_s": [25.0, 24.0, 26.0], "median_s": 25.0}
+    (tmp_path / "2026-02-01T00-00-00Z.json").write_text(json.dumps(run("2026-02-01", slow)), encoding="utf-8")
+    assert "median 25.0 s (runs 25.0, 24.0, 26.0 s; <= 20 s **over**), 2026-02-01." in render(tmp_path)
+    failed = {"groups": 150, "error": "fails: no Java"}
+    (tmp_path / "2026-03-01T00-00-00Z.json").write_text(json.dumps(run("2026-03-01", failed)), encoding="utf-8")
+    assert "`assignors demo --groups 150` (2026-03-01): fails: no Java" in render(tmp_path)
+    assert selected("demo", DEMO_LABEL)
+    assert selected("spark", DEMO_LABEL)
+    assert not selected("evaluation", DEMO_LABEL)
