@@ -23,7 +23,7 @@ from spark_udfs.jobs.history import evaluate
 from spark_udfs.replay.timing import timing_model
 from spark_udfs.report.aggregation import summarize
 from spark_udfs.report.html import render_html
-from spark_udfs.report.ranking import DEFAULT_RANK_BY
+from spark_udfs.report.ranking import DEFAULT_RANK_BY, eager_apart_note
 from spark_udfs.report.text import render_text
 from spark_udfs.session import is_connect
 from spark_udfs.tables.paths import join_uri, local_path
@@ -163,8 +163,18 @@ def run_evaluation(  # noqa: PLR0913 - the CLI's options
         self_check=checks,
         weights_given=weights is not None,
     )
+    values = {p.parameter: p.value for p in evaluation.parameters}
+    apart = eager_apart_note(
+        summary.strategies,
+        heartbeat_seconds=values.get("heartbeat_seconds") or 0.0,
+        together=values.get("eager_heartbeats") or 0.0,
+        apart=values.get("eager_crash_heartbeats") or 0.0,
+    )
     summary = dataclasses.replace(
-        summary, parameters=list(evaluation.parameters), timing_notes=list(evaluation.timing_notes)
+        summary,
+        parameters=list(evaluation.parameters),
+        timing_notes=list(evaluation.timing_notes),
+        caveats=[apart] if apart else [],
     )
     html = report_path(out, report)
     html.parent.mkdir(parents=True, exist_ok=True)

@@ -238,6 +238,7 @@ def render_html(summary: Summary, *, title: str = "Kafka assignor evaluation") -
     answer = headline(summary)
     best = recommended(summary)
     adopt = adoption(best) if best is not None else None
+    notes = "".join(f'<p class="caveat">{html.escape(c)}</p>' for c in summary.caveats) + notes
     if adopt:
         notes = f'<p id="adoption">{html.escape(adopt)}</p>' + notes
     if answer:

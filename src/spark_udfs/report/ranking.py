@@ -19,6 +19,7 @@ __all__ = [
     "RANK_KEYS",
     "RankingError",
     "StrategySummary",
+    "eager_apart_note",
     "parse_rank_by",
     "rank",
 ]
@@ -134,3 +135,38 @@ def rank(strategies: Sequence[StrategySummary], rank_by: Sequence[str] = DEFAULT
     """The strategies best first: by :func:`score`, then by name."""
     keys = parse_rank_by(rank_by)
     return sorted(strategies, key=lambda s: (score(s, keys), s.strategy))
+
+
+def eager_apart_note(
+    strategies: Sequence[StrategySummary], *, heartbeat_seconds: float, together: float, apart: float
+) -> str | None:
+    """What the EAGER strategies' pause rests on, and what it would be if the members learned of a rebalance apart.
+
+    The pause model prices an EAGER rebalance's surviving partitions at ``together`` heartbeats
+    (``PauseModel.eager_heartbeats``: members that learn of it on the same heartbeat, as every calibrated Java
+    group's did after joins and LeaveGroups) and a crash's at ``apart`` (``eager_crash_heartbeats``: up to a
+    heartbeat apart). Each revoked partition of an EAGER row (``revoked``: every partition a survivor held) waiting
+    ``apart`` instead adds ``(apart - together) * heartbeat_seconds``: an upper bound, since a member whose
+    subscription changed is already priced apart. None when no row is EAGER or the bound adds nothing.
+
+    >>> rows = [StrategySummary("range", "EAGER", 2, 10.0, 1.0, 0, 40, 0, 0, 0, 2, 0, 0.0),
+    ...         StrategySummary("cooperative-sticky", "COOPERATIVE", 2, 30.0, 1.0, 5, 5, 0, 0, 0, 4, 0, 0.0)]
+    >>> print(eager_apart_note(rows, heartbeat_seconds=3.0, together=0.1, apart=0.3))  # doctest: +NORMALIZE_WHITESPACE
+    EAGER's pause assumes the members learn of each rebalance on the same heartbeat (eager_heartbeats 0.1, as
+    the calibrated Java groups did after joins and LeaveGroups); were they up to a heartbeat apart (a slow poll
+    loop, a long GC pause: eager_crash_heartbeats 0.3, as a crash's survivors), the EAGER strategies would pause
+    at most: range 34 partition-seconds; the lowest pause would then be cooperative-sticky's.
+    """
+    eager = [s for s in strategies if s.protocol == "EAGER"]
+    extra = max(0.0, apart - together) * heartbeat_seconds
+    if not eager or extra == 0.0:
+        return None
+    shifted = {s.strategy: s.pause + s.revoked * extra if s.protocol == "EAGER" else s.pause for s in strategies}
+    lowest = min(sorted(shifted), key=lambda name: shifted[name])
+    bounds = ", ".join(f"{s.strategy} {shifted[s.strategy]:,.0f} partition-seconds" for s in eager)
+    return (
+        f"EAGER's pause assumes the members learn of each rebalance on the same heartbeat (eager_heartbeats "
+        f"{together:g}, as the calibrated Java groups did after joins and LeaveGroups); were they up to a heartbeat "
+        f"apart (a slow poll loop, a long GC pause: eager_crash_heartbeats {apart:g}, as a crash's survivors), the "
+        f"EAGER strategies would pause at most: {bounds}; the lowest pause would then be {lowest}'s."
+    )

@@ -173,6 +173,7 @@ class Summary:
     weights_given: bool | None = None  # None: unknown (a summary built by hand)
     parameters: list[TimingParameter] = field(default_factory=list)  # the pause model's, and the Kafka version
     timing_notes: list[str] = field(default_factory=list)  # what --actual's records allowed to derive
+    caveats: list[str] = field(default_factory=list)  # what the ranking rests on, shown under the headline
 
     @property
     def weighted(self) -> bool:

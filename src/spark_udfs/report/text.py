@@ -212,6 +212,7 @@ def render_text(summary: Summary) -> str:
         )
     if adopt:
         lines += ["", adopt]
+    lines += [line for caveat in summary.caveats for line in ("", caveat)]
     if summary.strategies:
         version = kafka_version(summary)
         lines += ["", "What each row predicts:"]

@@ -119,6 +119,11 @@ def test_the_documented_commands_give_tables_then_a_report(
         "partitions moved 3."
     )
     assert "self-check: 3 of 3 recorded range/roundrobin snapshots reproduced" in printed
+    # what EAGER's pause rests on, beside the recommendation, in the terminal and on the page
+    assert "EAGER's pause assumes the members learn of each rebalance on the same heartbeat" in printed
+    assert '<p class="caveat">EAGER&#x27;s pause assumes' in (tmp_path / "report" / "report.html").read_text(
+        encoding="utf-8"
+    )
 
     evaluation = spark.read.parquet(str(tmp_path / "report" / "evaluation"))
     actual = evaluation.where("strategy = 'actual'").orderBy("snapshot_ts").collect()

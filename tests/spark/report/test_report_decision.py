@@ -10,11 +10,13 @@ import html
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from assignors.tables import OUTPUT_COLUMNS
 from spark_udfs.report.aggregation import summarize
 from spark_udfs.report.html import render_html
-from spark_udfs.report.ranking import StrategySummary, rank
+from spark_udfs.report.ranking import StrategySummary, eager_apart_note, rank
 from spark_udfs.report.summary import ADOPTION, DrillDown, GroupBalance, Summary, adoption
 from spark_udfs.report.text import headline, java_comparisons, render_text
 from spark_udfs.tables.schemas import ddl
@@ -51,6 +53,59 @@ def test_ours_and_kafkas_sticky_assignors_are_compared_by_how_much() -> None:
     assert ": the same figures; pause 5 partition-seconds for both, partitions moved 0 for both" in line
     assert line in render_text(dataclasses.replace(summary, strategies=[coop, same]))
     assert html.escape(line) in render_html(dataclasses.replace(summary, strategies=[coop, same]))
+
+
+def test_what_eager_rests_on_is_said_under_the_headline_with_its_bound() -> None:
+    """range's 100 revoked partitions each waiting 0.3 heartbeats more (of 3 s) add at most 90: 110 against
+    cooperative-sticky's 50, which would then pause least; the COOPERATIVE row is not touched."""
+    eager = dataclasses.replace(strategy("range", "EAGER", 20.0), revoked=100)
+    coop = dataclasses.replace(strategy("cooperative-sticky", "COOPERATIVE", 50.0), revoked=10)
+    note = eager_apart_note([eager, coop], heartbeat_seconds=3.0, together=0.05, apart=0.35)
+    assert note is not None
+    assert note.startswith("EAGER's pause assumes the members learn of each rebalance on the same heartbeat")
+    assert note.endswith(
+        "the EAGER strategies would pause at most: range 110 partition-seconds; the lowest pause would then be "
+        "cooperative-sticky's."
+    )
+    assert eager_apart_note([coop], heartbeat_seconds=3.0, together=0.05, apart=0.35) is None  # no EAGER row
+    assert eager_apart_note([eager, coop], heartbeat_seconds=3.0, together=0.35, apart=0.35) is None
+    summary = Summary(1, 1, [], rank([eager, coop], ("pause",)), rank_by=("pause",), caveats=[note])
+    lines = render_text(summary).splitlines()
+    assert lines.index(note) < lines.index("What each row predicts:")  # beside the recommendation
+    assert f'<p class="caveat">{html.escape(note)}</p>' in render_html(summary)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["EAGER", "COOPERATIVE", "CONSUMER"]), st.floats(0, 1e6), st.integers(0, 10**6)),
+        min_size=1,
+        max_size=6,
+    ),
+    st.floats(0.0, 60.0),
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 1.0),
+)
+def test_the_eager_bound_only_raises_eager_pauses(
+    rows: list[tuple[str, float, int]], heartbeat: float, together: float, apart: float
+) -> None:
+    """Every EAGER row's bound is its pause plus its revoked partitions' extra wait; the lowest named is the least of
+    the shifted pauses (the first by name on a tie); nothing when no row is EAGER or apart adds nothing."""
+    strategies = [
+        dataclasses.replace(strategy(f"s{i}", protocol, pause), revoked=revoked)
+        for i, (protocol, pause, revoked) in enumerate(rows)
+    ]
+    note = eager_apart_note(strategies, heartbeat_seconds=heartbeat, together=together, apart=apart)
+    extra = max(0.0, apart - together) * heartbeat
+    if extra == 0.0 or all(s.protocol != "EAGER" for s in strategies):
+        assert note is None
+        return
+    assert note is not None
+    shifted = {s.strategy: s.pause + (s.revoked * extra if s.protocol == "EAGER" else 0.0) for s in strategies}
+    for s in strategies:
+        if s.protocol == "EAGER":
+            assert f"{s.strategy} {shifted[s.strategy]:,.0f} partition-seconds" in note
+    lowest = min(sorted(shifted), key=lambda name: shifted[name])
+    assert note.endswith(f"the lowest pause would then be {lowest}'s.")
 
 
 def test_every_strategy_says_what_adopting_it_takes() -> None:
