@@ -19,8 +19,9 @@ call to the new holder's first fetch, the interval the protocol's heartbeat):
 - COOPERATIVE: ``cooperative_heartbeats`` from the moved partitions, ``cooperative_orphan_heartbeats`` from the
   orphans, ``cooperative_kept_heartbeats`` from the partitions kept by members that gave some up while another
   member gave none up (``Observed.kept_revoking``: they rejoin the second round at once and wait for the others'
-  heartbeat; 0 when a client keeps fetching them, as Kafka's Java consumer does). Runs recorded before the
-  measurement split them out (2026-11-29 22:18 and earlier) measure no such partition and add nothing to it.
+  heartbeat; 0 when a client keeps fetching them, as Kafka's Java consumer does). The compacts written before the
+  measurement split them out (2026-11-29 21:34 and earlier; 22:18's was written again from its raw runs) hold no
+  such partition and add nothing to it.
 - CONSUMER (KIP-848): ``consumer_move_heartbeats`` from the moved partitions, ``consumer_orphan_heartbeats`` from
   the orphans.
 - ``static_rejoin_seconds``: a restarted static member's partitions' wait less its downtime (no interval: the
