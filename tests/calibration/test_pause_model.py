@@ -125,7 +125,7 @@ def test_a_client_that_stops_its_kept_partitions() -> None:
 
 def test_only_what_the_givers_keep_waits_for_the_second_round() -> None:
     """Given ``retained_revoking`` (Movement.retained_revoking), only those kept partitions wait: their members rejoin
-    the second round at once and wait for the others' heartbeat (make calibrate: kafka-python's waited 0.66-1.16
+    the second round at once and wait for the others' heartbeat (make calibrate: kafka-python's waited 0.66-1.09
     heartbeats each, the other kept partitions none)."""
     stalls = UNIT.with_settings("test", cooperative_kept_heartbeats=0.5)
     assert rebalance_pause("COOPERATIVE", stalls, moved=2, survivors_owned=10, retained_revoking=6) == 4.0 + 3.0
