@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from assignors._classic.events import AddPartitions, Crash, Event, Leave, Subscribe
-from assignors.testing._types import DataObject, SearchStrategy, StateMachine, require_hypothesis
+from assignors.testing._types import DataObject, SearchStrategy, StateMachine, require_testing_extra
 
 __all__ = ["Driven", "event_machine", "topic_subsets"]
 
@@ -23,7 +23,7 @@ class Driven(Protocol):
 
 def topic_subsets(names: list[str]) -> SearchStrategy:
     """Non-empty subscriptions to some of ``names``, in drawing order."""
-    require_hypothesis()
+    require_testing_extra()
     from hypothesis import strategies as st
 
     return st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True).map(tuple)
@@ -36,7 +36,7 @@ def event_machine(counts: Mapping[str, int], waits: tuple[float, ...]) -> StateM
         counts: the topics and their initial partition counts.
         waits: the steps of time the ``wait`` rule draws.
     """
-    require_hypothesis()
+    require_testing_extra()
     from hypothesis import strategies as st
     from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 

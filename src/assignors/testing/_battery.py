@@ -23,7 +23,7 @@ from assignors.testing._checks import (
     validity_problems,
 )
 from assignors.testing._strategies import Group, groups
-from assignors.testing._types import DataObject, SearchStrategy, Settings, require_hypothesis
+from assignors.testing._types import DataObject, SearchStrategy, Settings, require_testing_extra
 
 __all__ = [
     "AssignorFactory",
@@ -213,7 +213,7 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
     Raises:
         InvariantViolationError: naming the invariant, the problems, and the shrunk group.
     """
-    require_hypothesis()
+    require_testing_extra()
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -247,7 +247,7 @@ def _run_battery(  # noqa: PLR0913 - the battery's options
     cooperative: bool,
     max_rounds: int,
 ) -> None:
-    require_hypothesis()
+    require_testing_extra()
     from hypothesis import strategies as st
 
     cluster, subs = group.cluster, group.subscriptions

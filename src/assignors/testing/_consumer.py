@@ -10,7 +10,7 @@ from assignors._core.model import COOPERATIVE_STICKY_ASSIGNOR_NAME, RANGE_ASSIGN
 from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline, Instant, ServerAssignor
 from assignors.testing._base_machine import event_machine, topic_subsets
 from assignors.testing._checks import InvariantViolationError
-from assignors.testing._types import StateMachine, require_hypothesis
+from assignors.testing._types import StateMachine, require_testing_extra
 
 __all__ = ["consumer_group_problems", "consumer_group_state_machine"]
 
@@ -87,7 +87,7 @@ def consumer_group_state_machine(
     must be empty, and after waiting three session timeouts the group must be stable with
     every subscribed partition consumed, and the timeline's last instant must say so.
     """
-    require_hypothesis()
+    require_testing_extra()
     from hypothesis import strategies as st
     from hypothesis.stateful import invariant, precondition, rule
 

@@ -13,7 +13,7 @@ from assignors.testing._base_machine import event_machine, topic_subsets
 from assignors.testing._battery import AssignorFactory, as_factory
 from assignors.testing._checks import InvariantViolationError, simulation_problems
 from assignors.testing._consumer import consumer_group_state_machine
-from assignors.testing._types import StateMachine, require_hypothesis
+from assignors.testing._types import StateMachine, require_testing_extra
 
 __all__ = ["group_state_machine"]
 
@@ -59,7 +59,7 @@ def group_state_machine(
         partitions: the topics and their initial partition counts (default ``t0``: 4, ``t1``: 6).
         session_timeout_s: the coordinator's session timeout.
     """
-    require_hypothesis()
+    require_testing_extra()
     from hypothesis import strategies as st
     from hypothesis.stateful import invariant, precondition, rule
 

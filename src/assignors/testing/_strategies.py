@@ -24,7 +24,7 @@ from assignors._core.model import (
     TopicPartition,
 )
 from assignors._groups.scenario import Scenario
-from assignors.testing._types import DrawFn, SearchStrategy, hypothesis_module, require_hypothesis
+from assignors.testing._types import DrawFn, SearchStrategy, require_testing_extra, testing_extra_module
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,13 +42,13 @@ def _composite(draw_one: Callable[..., _T]) -> Callable[..., SearchStrategy]:
     """``hypothesis.strategies.composite``, applied at the first call: importing this module imports no Hypothesis
     (``import assignors`` and its submodules stay dependency-free), drawing up a strategy does. This decorator runs
     at import time, so nothing it runs or names holds an import statement of Hypothesis: the first draw gets
-    ``composite`` by name (:func:`~assignors.testing._types.hypothesis_module`)."""
+    ``composite`` by name (:func:`~assignors.testing._types.testing_extra_module`)."""
     built: list[Callable[..., SearchStrategy]] = []
 
     @wraps(draw_one)
     def strategy(*args: Any, **kwargs: Any) -> SearchStrategy:
         if not built:
-            built.append(hypothesis_module("hypothesis.strategies").composite(draw_one))
+            built.append(testing_extra_module("hypothesis.strategies").composite(draw_one))
         return built[0](*args, **kwargs)
 
     return strategy
@@ -97,7 +97,7 @@ def clusters(
         max_partitions: most partitions of one topic (zero partitions is drawn too).
         racks: whether partitions carry replica racks (from ``a``, ``b``, ``c``); None draws it.
     """
-    require_hypothesis()
+    require_testing_extra()
     from hypothesis import strategies as st
 
     count = draw(st.integers(min_topics, max_topics))
@@ -145,7 +145,7 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
         owned: members claim random partitions (of any topic, some claimed twice) with random
             generations from -1 to 3, as after an arbitrary history.
     """
-    require_hypothesis()
+    require_testing_extra()
     from hypothesis import strategies as st
 
     with_racks = draw(st.booleans()) if racks is None else racks
@@ -181,14 +181,14 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
 
 def topic_names(*, max_size: int = 12) -> SearchStrategy:
     """Non-empty topic names of any Unicode text (what the wire format carries), ``max_size`` characters at most."""
-    require_hypothesis()
+    require_testing_extra()
     from hypothesis import strategies as st
 
     return st.text(st.characters(codec="utf-8"), min_size=1, max_size=max_size)
 
 
 def _any_partitions() -> SearchStrategy:
-    require_hypothesis()
+    require_testing_extra()
     from hypothesis import strategies as st
 
     return st.builds(TopicPartition, topic_names(max_size=6), st.integers(0, 2**31 - 1))
@@ -260,7 +260,7 @@ def event_sequences(  # noqa: PLR0913, PLR0915 - keyword-only bounds; one small 
             one (False; it may still change on restart with ``mixed``).
         session_timeout_s: the group's session timeout.
     """
-    require_hypothesis()
+    require_testing_extra()
     from hypothesis import strategies as st
 
     topics = [f"t{i}" for i in range(draw(st.integers(1, max_topics)))]

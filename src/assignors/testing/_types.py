@@ -4,7 +4,7 @@ Aliases of ``Any``, because no module of ``assignors`` imports Hypothesis outsid
 checking: ``import assignors`` stays free of it, and the ``testing`` extra is needed only when a strategy, a state
 machine or the battery is built. The values behind them are Hypothesis's own.
 
-Every function of the kit that builds with Hypothesis calls :func:`require_hypothesis` before it imports it, so the
+Every function of the kit that builds with Hypothesis calls :func:`require_testing_extra` before it imports it, so the
 kit imports without the extra (its checks, ``KafkaBroker`` and the group runners need none) and a strategy, a state
 machine or the battery says what is missing when it is built.
 """
@@ -20,8 +20,8 @@ __all__ = [
     "SearchStrategy",
     "Settings",
     "StateMachine",
-    "hypothesis_module",
-    "require_hypothesis",
+    "require_testing_extra",
+    "testing_extra_module",
 ]
 
 SearchStrategy: TypeAlias = Any
@@ -40,7 +40,7 @@ MISSING = "assignors.testing needs Hypothesis: pip install 'assignors[testing]'"
 """What building a strategy, a state machine or the battery raises without the ``testing`` extra."""
 
 
-def require_hypothesis() -> None:
+def require_testing_extra() -> None:
     """Raise ``ImportError`` (:data:`MISSING`) unless Hypothesis can be imported, found without importing it.
 
     Raises:
@@ -56,7 +56,7 @@ def require_hypothesis() -> None:
         raise ImportError(MISSING)
 
 
-def hypothesis_module(name: str) -> Any:
+def testing_extra_module(name: str) -> Any:
     """Hypothesis's module ``name`` (``"hypothesis.strategies"``, ...), imported by name: for code that runs when a
     module of the kit is imported (a decorator) and must not hold an import statement of Hypothesis, even one that
     only a later call reaches.
@@ -64,5 +64,5 @@ def hypothesis_module(name: str) -> Any:
     Raises:
         ImportError: the ``testing`` extra is not installed (:data:`MISSING`).
     """
-    require_hypothesis()
+    require_testing_extra()
     return importlib.import_module(name)
