@@ -85,12 +85,6 @@ def member_json(subscription: Subscription) -> dict[str, Any]:
     }
 
 
-def _put_order(members: Iterable[str]) -> list[str]:
-    table = CoordinatorTable()
-    table.update(members)
-    return table.put_order(members)
-
-
 def group_json(
     cluster: Cluster,
     subscriptions: Mapping[str, Subscription],
@@ -103,7 +97,10 @@ def group_json(
         "racks": [[tp.topic, tp.partition, sorted(racks)] for tp, racks in cluster.partition_racks.items()],
         # in the order the coordinator puts them into memberSpecs (a table holding these members, added in Java's
         # string order: coordinator_member_order's default), which decides the order inside one HashMap bucket
-        "members": {member: member_json(subscriptions[member]) for member in _put_order(subscriptions)},
+        "members": {
+            member: member_json(subscriptions[member])
+            for member in CoordinatorTable.holding(subscriptions).put_order(subscriptions)
+        },
     }
     named = set(cluster.partitions_per_topic)
     for subscription in subscriptions.values():

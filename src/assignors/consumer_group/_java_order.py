@@ -223,6 +223,14 @@ class CoordinatorTable:
         self._next = 0
         self._most = 0
 
+    @classmethod
+    def holding(cls, member_ids: Iterable[str]) -> CoordinatorTable:
+        """A table holding exactly ``member_ids``, added in Java's string order: what a single computation without
+        the group's history takes the coordinator's table to be (:func:`coordinator_member_order`'s default)."""
+        table = cls()
+        table.update(member_ids)
+        return table
+
     def update(self, member_ids: Iterable[str]) -> None:
         """The group holds exactly ``member_ids`` now: members not among them are removed, the others added (those
         not yet held in Java's string order, as a replay cannot tell in which order they joined)."""
@@ -263,10 +271,8 @@ def coordinator_member_order(member_ids: Iterable[str], table: CoordinatorTable 
     ['q', 'a', 'b']
     """
     members = list(member_ids)  # read twice without a table: any iterable, once
-    if table is None:
-        table = CoordinatorTable()
-        table.update(members)
-    return java_map_order(table.put_order(members), java_string_hash)
+    put = (table if table is not None else CoordinatorTable.holding(members)).put_order(members)
+    return java_map_order(put, java_string_hash)
 
 
 def subscribed_topic_order(topics: Sequence[str], topic_ids: Mapping[str, str]) -> list[str]:
