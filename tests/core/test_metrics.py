@@ -370,6 +370,11 @@ def test_moved_weight_weighs_what_movement_counts_as_moved(
     shuffled_after = list(after.items())
     rnd.shuffle(shuffled_after)
     assert moved_weight(dict(shuffled_before), dict(shuffled_after), weights) == expected
+    # PartitionWeights.moved (the replay's: weights checked once) weighs the same, whatever topics it was built with
+    for counts in (second.cluster.partitions_per_topic, first.cluster.partitions_per_topic, {}):
+        table = PartitionWeights(weights, counts)
+        assert table.moved(before, after) == expected
+        assert table.moved(dict(shuffled_before), dict(shuffled_after)) == expected
 
 
 def test_moved_weight_by_hand_and_its_bad_weights_named() -> None:
@@ -379,6 +384,11 @@ def test_moved_weight_by_hand_and_its_bad_weights_named() -> None:
     assert moved_weight(a, b, weights) == 7.5  # hot-0 moved x -> y; cold-2 was orphaned, not moved
     assert moved_weight(a, b, weights, members_after=["y"]) == 0.0  # x counted as gone: orphaned, not moved
     assert moved_weight(a, b, {}, default=2.0) == 2.0
+    table = PartitionWeights(weights, {"hot": 1, "cold": 2})  # cold-2 and cold-3 outside it: read as weighted_load
+    assert table.moved(a, b) == 7.5
+    assert table.moved(a, b, members_after=["y"]) == 0.0
+    assert table.moved(a, {"x": [TP("cold", 3)], "y": [TP("cold", 0), TP("hot", 0)]}) == 8.5
+    assert PartitionWeights({}, {"cold": 4}, default=2.0).moved(a, b) == 2.0
     with pytest.raises(InvalidWeightError, match="cold"):
         moved_weight(a, b, {("cold", 3): -1.0})
 

@@ -72,13 +72,24 @@ def set_size_limits(*, max_partitions: int | None = None, max_members: int | Non
 
 
 def _from_env(name: str, default: int) -> int:
-    text = os.environ.get(name, "").strip().replace("_", "")
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    known = _parsed.get((name, raw))
+    if known is not None:
+        return known
+    text = raw.strip().replace("_", "")
     if not text:
         return default
     if not text.isdigit() or int(text) <= 0:
-        msg = f"environment variable {name}={os.environ[name]!r}: expected a positive integer"
+        msg = f"environment variable {name}={raw!r}: expected a positive integer"
         raise ConfigurationError(msg)
-    return int(text)
+    value = _parsed[name, raw] = int(text)
+    return value
+
+
+_parsed: dict[tuple[str, str], int] = {}
+"""The environment's values parsed so far, by variable and text: every ``assign`` reads both variables."""
 
 
 def size_limits() -> SizeLimits:
@@ -99,10 +110,13 @@ def check_group_size(partitions: int, members: int) -> None:
     Raises:
         GroupTooLargeError: naming the figure, the ceiling and how to raise it.
     """
-    limits = size_limits()
+    max_partitions = _override.get("max_partitions") or _from_env(MAX_PARTITIONS_ENV, DEFAULT_MAX_PARTITIONS)
+    max_members = _override.get("max_members") or _from_env(MAX_MEMBERS_ENV, DEFAULT_MAX_MEMBERS)
+    if partitions <= max_partitions and members <= max_members:  # every assign: no more than two reads
+        return
     for what, count, limit, env, keyword in (
-        ("partitions", partitions, limits.max_partitions, MAX_PARTITIONS_ENV, "max_partitions"),
-        ("members", members, limits.max_members, MAX_MEMBERS_ENV, "max_members"),
+        ("partitions", partitions, max_partitions, MAX_PARTITIONS_ENV, "max_partitions"),
+        ("members", members, max_members, MAX_MEMBERS_ENV, "max_members"),
     ):
         if count > limit:
             msg = (

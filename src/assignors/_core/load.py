@@ -231,6 +231,38 @@ class PartitionWeights:
                 loads.append(_load(partitions, self._weights, self._fallback))
         return _summary(loads)
 
+    def moved(
+        self,
+        before: Mapping[MemberId, Assignment | Iterable[TopicPartition]],
+        after: Mapping[MemberId, Assignment | Iterable[TopicPartition]],
+        *,
+        members_after: Collection[MemberId] | None = None,
+    ) -> float:
+        """:func:`~assignors.metrics.moved_weight` of ``before`` to ``after`` with these weights (and default).
+
+        The weights were checked when these were built, and each moved partition is one lookup: the replay weighs
+        every rebalance's moves with one of these.
+        """
+        present = after.keys() if members_after is None else members_after
+        if not isinstance(present, Collection) or isinstance(present, str):
+            present = set(present)
+        new_owner: dict[TopicPartition, MemberId] = {}
+        for member, value in after.items():
+            new_owner.update(dict.fromkeys(_partitions(value), member))
+        table, weights, fallback = self._table, self._weights, self._fallback
+        parts: list[float] = []
+        for member, value in before.items():
+            if member not in present:
+                continue
+            for tp in _partitions(value):
+                owner = new_owner.get(tp)
+                if owner is not None and owner != member:
+                    weight = table.get(tp)
+                    if weight is None:  # a partition of another topic: read as weighted_load reads it
+                        weight = _load((tp,), weights, fallback)
+                    parts.append(weight)
+        return math.fsum(parts)
+
 
 class PauseProtocol(Enum):
     """How a group rebalances, for :func:`pause_partition_seconds`: the two classic protocols and KIP-848's."""

@@ -57,7 +57,6 @@ from assignors.metrics import (
     balance,
     check_assignment,
     leader_share,
-    moved_weight,
     movement,
     rebalance_pause,
 )
@@ -427,7 +426,7 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
         **_weighted(snapshot, after, options, state),
         "moved_weight": None
         if options.weights is None
-        else moved_weight(before, after, options.weights_at.get(snapshot, options.weights).weights),
+        else (options.weights_at.get(snapshot, options.weights).moved(before, after) if moves.moved else 0.0),
         "pause_partition_seconds": 0.0
         if first
         else rebalance_pause(
