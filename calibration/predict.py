@@ -22,10 +22,10 @@ from assignors.kafka_java import DIFFERENT_FROM_OURS, java_assignor
 from assignors.metrics import (
     Movement,
     PauseModel,
-    leader_share,
     movement,
     pause_partition_seconds,
     rebalance_pause,
+    rejoined_partitions,
     restart_pause,
 )
 from assignors.rebalance import preferred_protocol, rebalance
@@ -131,14 +131,6 @@ def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
         topics_now = {identity: tuple(subscriptions[m].topics) for m, identity in identities.items()}
         if rebalanced:
             held_before = dict(before)
-            # the members whose subscription changed rejoin on their own: their partitions wait for the others
-            rejoined = sum(
-                len(before.get(identity, ()))
-                for identity, topics in topics_now.items()
-                if identity in topics_before and topics_before[identity] != topics
-            )
-            if topics_now == topics_before and before:  # a partition count changed: the leader rejoins alone
-                rejoined = leader_share(sum(len(parts) for parts in before.values()), len(before))
             for phase in _phases(identities, before, previous_key) if sequence else [set(identities)]:
                 subs = {m: subscriptions[m] for m in sorted(phase)}
                 if isinstance(assignor, ServerAssignor):
@@ -154,6 +146,8 @@ def predict(  # noqa: C901, PLR0912, PLR0915 - one replay
                     received = {identities[m]: result_assignment[m] for m in subs}
                 phase_after = {identities[m]: tuple(result_assignment[m].partitions) for m in subs}
                 step_moves = movement(held_before, phase_after, members_after=phase_after.keys())
+                # the members whose subscription changed rejoin on their own (the leader, when a count changed)
+                rejoined = rejoined_partitions(label, held_before, phase_after, topics_before, topics_now)
                 priced.append((step_moves, rejoined if not priced else 0))
                 held_before = phase_after
             after = held_before

@@ -14,7 +14,15 @@ from assignors.consumer_group._java_order import java_string_hash, one_per_bucke
 from assignors.kafka_java import kafka_classpath
 from assignors.metrics import CLIENT_PAUSE_FACTORS, DEFAULT_PAUSE_MODEL, PauseModel
 from calibration.fit import EXCLUDED, FITTED, client_of, fit_clients, fit_factors
-from calibration.measure import MAX_STEADY_STALLS, STALL_S, Observed, observe, stall_share, steady_stalls
+from calibration.measure import (
+    MAX_STEADY_STALLS,
+    STALL_S,
+    STEP_STALL_S,
+    Observed,
+    observe,
+    stall_share,
+    steady_stalls,
+)
 from calibration.predict import Predicted, predict
 from calibration.scenarios import SCENARIOS, STRATEGIES
 
@@ -511,7 +519,7 @@ def markdown(
         (
             "**Observed** pause: per partition the group consumed before the step, from the moment its holder "
             "gave it up (its listener's revoke or lost call, its crash or stop) to the first poll of the next "
-            f"holder that fetched it, plus stalls while held (fetch gaps over {STALL_S} s). **Before**: today's "
+            f"holder that fetched it, plus stalls while held (fetch gaps over {STEP_STALL_S} s). **Before**: today's "
             "constants (`pause_partition_seconds`, R = H = 5 s, orphaned partitions "
             "not counted). **After**: `rebalance_pause` with `PauseModel` at the run's settings (parameters "
             "below). Moved, revoked: observed / predicted, summed over the scenario's steps; `=` when every step "

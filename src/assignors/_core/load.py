@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from operator import itemgetter
@@ -41,6 +41,7 @@ __all__ = [
     "leader_share",
     "pause_partition_seconds",
     "rebalance_pause",
+    "rejoined_partitions",
     "restart_pause",
     "topic_spreads",
     "weighted_load",
@@ -527,7 +528,10 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     of members that started the rebalance themselves (their subscription changed): under EAGER such a member
     revokes at once and waits, like an orphan, for the others to learn of the rebalance on their next heartbeat
     (:attr:`PauseModel.eager_orphan_heartbeats`; the others revoke together, a rejoin's
-    :attr:`~PauseModel.eager_heartbeats`); the other protocols do not revoke for it. 0 (the default) prices every
+    :attr:`~PauseModel.eager_heartbeats`). Under COOPERATIVE such a member revokes nothing for it but waits in the
+    join for the others' next heartbeat, as the ``retained_revoking`` partitions below wait in the second round:
+    ``rejoined`` then counts the partitions it keeps (:func:`rejoined_partitions` gives either count), each priced at
+    :attr:`~PauseModel.cooperative_kept_heartbeats`. KIP-848 has no join to wait in. 0 (the default) prices every
     survivor alike. Under EAGER the survivors of a rebalance that a crash started (``crashed`` > 0) wait
     :attr:`~PauseModel.eager_crash_heartbeats`, of any other :attr:`~PauseModel.eager_heartbeats`.
 
@@ -560,6 +564,8 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     5.0
     >>> rebalance_pause("COOPERATIVE", waits, moved=2, survivors_owned=10)
     10.0
+    >>> rebalance_pause("COOPERATIVE", waits, moved=0, survivors_owned=10, rejoined=4, retained_revoking=0)
+    4.0
     """
     kind = _pause_protocol(protocol)
     counts = (("moved", moved), ("survivors_owned", survivors_owned), ("orphaned", orphaned), ("crashed", crashed))
@@ -592,12 +598,63 @@ def rebalance_pause(  # noqa: PLR0913 - the counts of one rebalance
     orphan = m.cooperative_orphan_heartbeats * m.heartbeat_seconds + fetch
     if retained_revoking is None:
         retained_revoking = max(0, survivors_owned - moved) if moved else 0
-    kept = retained_revoking * m.cooperative_kept_heartbeats * m.heartbeat_seconds
+    kept = (retained_revoking + rejoined) * m.cooperative_kept_heartbeats * m.heartbeat_seconds
     return (
         moved * (m.cooperative_heartbeats * m.heartbeat_seconds + fetch)
         + kept
         + orphaned * orphan
         + crashed * (m.session_seconds + orphan)
+    )
+
+
+def rejoined_partitions(
+    protocol: RebalanceProtocol | PauseProtocol | str,
+    before: Mapping[str, Sequence[TopicPartition]],
+    after: Mapping[str, Sequence[TopicPartition]],
+    topics_before: Mapping[str, Sequence[str]],
+    topics_now: Mapping[str, Sequence[str]],
+) -> int:
+    """:func:`rebalance_pause`'s ``rejoined`` for one rebalance of a classic group, from its members' holdings and
+    subscriptions before and after (keyed by the members' identities).
+
+    The members whose subscription changed start the rebalance themselves. Under EAGER it counts everything they
+    owned (they revoke it all at once); under COOPERATIVE what they keep (they revoke nothing for it but wait in
+    the join, :func:`rebalance_pause`); under KIP-848's CONSUMER protocol it is not priced (0). When only a partition
+    count changed (the same members, the same subscriptions), the group's leader starts it: an average member's
+    share of those partitions (:func:`leader_share`).
+
+    Raises:
+        InvalidWeightError: an unknown protocol.
+
+    >>> from assignors import TopicPartition as TP
+    >>> before = {"a": [TP("t", 0), TP("t", 1)], "b": [TP("t", 2), TP("t", 3)]}
+    >>> after = {"a": [TP("t", 0)], "b": [TP("t", 1), TP("t", 2), TP("t", 3)]}
+    >>> changed = {"a": ("t", "u"), "b": ("t",)}
+    >>> [rejoined_partitions(p, before, after, {"a": ("t",), "b": ("t",)}, changed) for p in ("EAGER", "COOPERATIVE")]
+    [2, 1]
+    >>> rejoined_partitions("COOPERATIVE", before, before, {"a": ("t",), "b": ("t",)}, {"a": ("t",), "b": ("t",)})
+    2
+    """
+    kind = _pause_protocol(protocol)
+    if kind is PauseProtocol.CONSUMER:
+        return 0
+
+    def counted(identity: str) -> int:
+        owned = before.get(identity, ())
+        if kind is PauseProtocol.EAGER:
+            return len(owned)
+        kept = set(after.get(identity, ()))
+        return sum(1 for tp in owned if tp in kept)
+
+    same = topics_now.keys() == topics_before.keys() and all(
+        tuple(topics) == tuple(topics_before[identity]) for identity, topics in topics_now.items()
+    )
+    if before and same:  # a partition count changed: the leader rejoins alone
+        return leader_share(sum(counted(identity) for identity in before if identity in after), len(before))
+    return sum(
+        counted(identity)
+        for identity, topics in topics_now.items()
+        if identity in topics_before and tuple(topics_before[identity]) != tuple(topics)
     )
 
 

@@ -56,9 +56,9 @@ from assignors.metrics import (
     PauseModel,
     balance,
     check_assignment,
-    leader_share,
     movement,
     rebalance_pause,
+    rejoined_partitions,
 )
 from assignors.rebalance import RebalanceResult, preferred_protocol, rebalance
 from assignors.tables import OUTPUT_COLUMNS
@@ -194,8 +194,9 @@ def replay_group(  # noqa: PLR0913 - the replay's options
     :class:`~assignors.metrics.PauseModel`; a :class:`~spark_udfs.replay.timing.PauseTiming` is read as one):
     moved partitions and, per protocol, orphaned ones (a departed member's), every departure priced as a
     LeaveGroup (the membership table does not say which members crashed), and the partitions of members whose
-    subscription changed priced as rejoining on their own (``rebalance_pause``'s ``rejoined``; when only a partition
-    count changed, the leader's share, :func:`assignors.metrics.leader_share`). Each snapshot change
+    subscription changed priced as rejoining on their own (``rebalance_pause``'s ``rejoined``, as
+    :func:`assignors.metrics.rejoined_partitions` counts them: under EAGER all they owned, under COOPERATIVE what they
+    keep; when only a partition count changed, the leader's share). Each snapshot change
     is one rebalance, as the table records it (``make calibrate`` measured a deploy wave both ways: the broker
     sometimes merges its leaves and joins into one rebalance, sometimes not; one per change predicts moved and
     revoked better, docs/calibration.md). ``kafka_version`` is the broker's, for
@@ -384,15 +385,8 @@ def _rebalance_row(  # noqa: PLR0913, PLR0917 - one rebalance's inputs
     moves = movement(before, after, members_after=after.keys())
     survivors_owned = moves.revoked(RebalanceProtocol.EAGER)
     topics_now = {identity: tuple(subscription.topics) for identity, subscription in by_identity.items()}
-    topics_before = state.topics or {}
-    # the members whose subscription changed rejoin on their own: their partitions wait as a leaver's do
-    rejoined = sum(
-        len(before.get(identity, ()))
-        for identity, topics in topics_now.items()
-        if identity in topics_before and topics_before[identity] != topics
-    )
-    if topics_now == topics_before and before:  # the same members: a partition count changed
-        rejoined = leader_share(survivors_owned, len(before))
+    # the members whose subscription changed rejoin on their own (or the leader, when a partition count changed)
+    rejoined = rejoined_partitions(state.label, before, after, state.topics or {}, topics_now)
     state.topics = topics_now
     loads = balance(after, by_identity)
     valid = not check_assignment(cluster, subscriptions, final)
