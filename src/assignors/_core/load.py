@@ -646,16 +646,14 @@ def rejoined_partitions(
         kept = set(after.get(identity, ()))
         return sum(1 for tp in owned if tp in kept)
 
-    same = topics_now.keys() == topics_before.keys() and all(
-        tuple(topics) == tuple(topics_before[identity]) for identity, topics in topics_now.items()
-    )
-    if before and same:  # a partition count changed: the leader rejoins alone
+    def differ(identity: str, topics: Sequence[str]) -> bool:
+        was = topics_before[identity]
+        return was != topics and tuple(was) != tuple(topics)  # a list and a tuple of the same topics are the same
+
+    changed = [i for i, topics in topics_now.items() if i in topics_before and differ(i, topics)]
+    if before and not changed and topics_now.keys() == topics_before.keys():  # a partition count changed
         return leader_share(sum(counted(identity) for identity in before if identity in after), len(before))
-    return sum(
-        counted(identity)
-        for identity, topics in topics_now.items()
-        if identity in topics_before and tuple(topics_before[identity]) != tuple(topics)
-    )
+    return sum(map(counted, changed))
 
 
 def leader_share(survivors_owned: int, members: int) -> int:
