@@ -195,8 +195,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         notes="only the leader watches the metadata it assigned with (Kafka's `ConsumerCoordinator`): it rejoins at "
         "once, the others on their next heartbeat; the evaluation prices an average member's share as the leader's "
         "(`assignors.metrics.leader_share`): under EAGER it revokes them, under COOPERATIVE a client that stops "
-        "fetching while it joins (kafka-python: its leader's kept partitions waited 1.17-1.28 s in this run's "
-        "three steps, the others' fetch gaps 0.21-0.32 s) keeps them waiting",
+        "fetching while it joins (kafka-python: its leader's kept partitions waited 1.14-1.28 s in the six steps "
+        "of 2026-11-30's two runs, the others' fetch gaps 0.17-0.32 s) keeps them waiting",
     ),
     Scenario(
         "subscribe",
