@@ -124,7 +124,7 @@ def test_rejoined_partitions_by_protocol(
     changed = [i for i in topics_now if i in topics_before and topics_now[i] != topics_before[i]]
     owned = {i: len(before.get(i, ())) for i in before}
     held = {i: sum(tp in set(after[i]) for tp in before[i]) for i in before if i in after}
-    steady = any(k == owned[i] for i, k in held.items())  # a member that gives nothing up: the others wait twice
+    steady = any(k == owned[i] for i, k in held.items())  # then retained_revoking counts what the givers keep
     kept = {i: 0 if steady and k < owned[i] else k for i, k in held.items()}
     if before and topics_now == topics_before:
         present = [i for i in before if i in after]

@@ -637,10 +637,10 @@ def rejoined_partitions(
     >>> kept = {"a": [TP("t", 0), TP("t", 1), TP("u", 0)], "b": [TP("t", 2), TP("t", 3)]}
     >>> gave = {"a": [TP("t", 0), TP("u", 0)], "b": [TP("t", 1), TP("t", 2), TP("t", 3)]}
     >>> was, now = {"a": ("t",), "b": ("t",)}, {"a": ("t", "u"), "b": ("t",)}
-    >>> [rejoined_partitions(p, before, kept, was, now) for p in ("EAGER", "COOPERATIVE", "CONSUMER")]
-    [2, 2, 0]
-    >>> [rejoined_partitions(p, before, gave, was, now) for p in ("EAGER", "COOPERATIVE")]
-    [2, 0]
+    >>> tuple(rejoined_partitions(p, before, kept, was, now) for p in ("EAGER", "COOPERATIVE", "CONSUMER"))
+    (2, 2, 0)
+    >>> tuple(rejoined_partitions(p, before, gave, was, now) for p in ("EAGER", "COOPERATIVE"))
+    (2, 0)
     >>> rejoined_partitions("COOPERATIVE", before, before, was, was)
     2
     """
