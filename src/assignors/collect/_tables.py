@@ -5,6 +5,7 @@ Imports pyarrow only when a :class:`TableWriter` is made (the ``collect`` extra)
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
 import time
@@ -158,10 +159,15 @@ class Progress:
         self.last, self.records_then = now, records
 
 
-# pyarrow (the ``collect`` extra) is imported by these three functions only, when a table is made, written or read.
+def _arrow(name: str = "pyarrow") -> Any:
+    """pyarrow's module ``name`` (the ``collect`` extra), imported by name when a table is made, written or read:
+    ``import assignors`` holds no import statement of it."""
+    return importlib.import_module(name)
+
+
 def _arrow_schemas() -> dict[str, Any]:
     """The tables' Arrow schemas, from the columns' one home (:mod:`assignors._core.tables`)."""
-    import pyarrow as pa
+    pa = _arrow()
 
     kinds = {
         "string": pa.string(),
@@ -180,9 +186,7 @@ def _arrow_schemas() -> dict[str, Any]:
 
 
 def _write_parquet(rows: list[dict[str, Any]], schema: Any, path: Path) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+    pa, pq = _arrow(), _arrow("pyarrow.parquet")
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), temporary)
@@ -190,7 +194,6 @@ def _write_parquet(rows: list[dict[str, Any]], schema: Any, path: Path) -> None:
 
 
 def _read_parquet(directory: Path, schema: Any) -> list[dict[str, Any]]:
-    import pyarrow.parquet as pq
-
+    pq = _arrow("pyarrow.parquet")
     rows: list[dict[str, Any]] = pq.read_table(directory, schema=schema).to_pylist()
     return rows

@@ -8,7 +8,13 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from assignors._classic.events import AddPartitions, Crash, Event, Leave, Subscribe
-from assignors.testing._types import DataObject, SearchStrategy, StateMachine, require_testing_extra
+from assignors.testing._types import (
+    DataObject,
+    Decorators,
+    SearchStrategy,
+    StateMachine,
+    testing_extra_module,
+)
 
 __all__ = ["Driven", "event_machine", "topic_subsets"]
 
@@ -23,8 +29,7 @@ class Driven(Protocol):
 
 def topic_subsets(names: list[str]) -> SearchStrategy:
     """Non-empty subscriptions to some of ``names``, in drawing order."""
-    require_testing_extra()
-    from hypothesis import strategies as st
+    st = testing_extra_module("hypothesis.strategies")
 
     return st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True).map(tuple)
 
@@ -36,14 +41,16 @@ def event_machine(counts: Mapping[str, int], waits: tuple[float, ...]) -> StateM
         counts: the topics and their initial partition counts.
         waits: the steps of time the ``wait`` rule draws.
     """
-    require_testing_extra()
-    from hypothesis import strategies as st
-    from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+    st = testing_extra_module("hypothesis.strategies")
+    hypothesis_stateful = testing_extra_module("hypothesis.stateful")
+    base: StateMachine = hypothesis_stateful.RuleBasedStateMachine
+    precondition: Decorators = hypothesis_stateful.precondition
+    rule: Decorators = hypothesis_stateful.rule
 
     names = sorted(counts)
     subsets = topic_subsets(names)
 
-    class EventMachine(RuleBasedStateMachine):
+    class EventMachine(base):  # type: ignore[misc] # Hypothesis's class, loaded by name
         sim: Driven
 
         def __init__(self) -> None:

@@ -23,7 +23,7 @@ from assignors.testing._checks import (
     validity_problems,
 )
 from assignors.testing._strategies import Group, groups
-from assignors.testing._types import DataObject, SearchStrategy, Settings, require_testing_extra
+from assignors.testing._types import DataObject, Decorators, SearchStrategy, Settings, testing_extra_module
 
 __all__ = [
     "AssignorFactory",
@@ -213,9 +213,10 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
     Raises:
         InvariantViolationError: naming the invariant, the problems, and the shrunk group.
     """
-    require_testing_extra()
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
+    hypothesis = testing_extra_module("hypothesis")
+    given: Decorators = hypothesis.given
+    settings: Decorators = hypothesis.settings
+    st = testing_extra_module("hypothesis.strategies")
 
     make = as_factory(assignor)
     if cooperative is None:
@@ -225,10 +226,10 @@ def check_assignor(  # noqa: PLR0913 - the battery's knobs, all keyword-only
 
     @settings(
         hypothesis_settings,
-        suppress_health_check=[HealthCheck.too_slow],
+        suppress_health_check=[hypothesis.HealthCheck.too_slow],
         deadline=None,
         database=None,
-        **options,  # type: ignore[arg-type]
+        **options,
     )
     @given(group=strategy, data=st.data())
     def battery(group: Group, data: DataObject) -> None:
@@ -247,8 +248,7 @@ def _run_battery(  # noqa: PLR0913 - the battery's options
     cooperative: bool,
     max_rounds: int,
 ) -> None:
-    require_testing_extra()
-    from hypothesis import strategies as st
+    st = testing_extra_module("hypothesis.strategies")
 
     cluster, subs = group.cluster, group.subscriptions
     fresh = {m: owning(s, (), -1) for m, s in subs.items()}  # the same members, claiming nothing

@@ -10,7 +10,7 @@ from assignors._core.model import COOPERATIVE_STICKY_ASSIGNOR_NAME, RANGE_ASSIGN
 from assignors.consumer_group import ConsumerGroupSimulator, ConsumerTimeline, Instant, ServerAssignor
 from assignors.testing._base_machine import event_machine, topic_subsets
 from assignors.testing._checks import InvariantViolationError
-from assignors.testing._types import StateMachine, require_testing_extra
+from assignors.testing._types import DataObject, Decorators, StateMachine, testing_extra_module
 
 __all__ = ["consumer_group_problems", "consumer_group_state_machine"]
 
@@ -87,9 +87,11 @@ def consumer_group_state_machine(
     must be empty, and after waiting three session timeouts the group must be stable with
     every subscribed partition consumed, and the timeline's last instant must say so.
     """
-    require_testing_extra()
-    from hypothesis import strategies as st
-    from hypothesis.stateful import invariant, precondition, rule
+    st = testing_extra_module("hypothesis.strategies")
+    hypothesis_stateful = testing_extra_module("hypothesis.stateful")
+    invariant: Decorators = hypothesis_stateful.invariant
+    precondition: Decorators = hypothesis_stateful.precondition
+    rule: Decorators = hypothesis_stateful.rule
 
     counts = dict(partitions) if partitions is not None else {"t0": 4, "t1": 6}
     subsets = topic_subsets(sorted(counts))
@@ -118,7 +120,7 @@ def consumer_group_state_machine(
             downtime=st.sampled_from((0.0, session_timeout_s / 2, session_timeout_s * 2)),
             config=st.sampled_from(configs),
         )
-        def restart(self, data: st.DataObject, downtime: float, config: tuple[str | ServerAssignor, ...]) -> None:
+        def restart(self, data: DataObject, downtime: float, config: tuple[str | ServerAssignor, ...]) -> None:
             handle = data.draw(st.sampled_from(self.up), label="member")
             self.sim.apply(Restart(self.now, handle, downtime, assignors=config))
             self.now += downtime + 1

@@ -13,7 +13,7 @@ from assignors.testing._base_machine import event_machine, topic_subsets
 from assignors.testing._battery import AssignorFactory, as_factory
 from assignors.testing._checks import InvariantViolationError, simulation_problems
 from assignors.testing._consumer import consumer_group_state_machine
-from assignors.testing._types import StateMachine, require_testing_extra
+from assignors.testing._types import DataObject, Decorators, StateMachine, testing_extra_module
 
 __all__ = ["group_state_machine"]
 
@@ -59,9 +59,11 @@ def group_state_machine(
         partitions: the topics and their initial partition counts (default ``t0``: 4, ``t1``: 6).
         session_timeout_s: the coordinator's session timeout.
     """
-    require_testing_extra()
-    from hypothesis import strategies as st
-    from hypothesis.stateful import invariant, precondition, rule
+    st = testing_extra_module("hypothesis.strategies")
+    hypothesis_stateful = testing_extra_module("hypothesis.stateful")
+    invariant: Decorators = hypothesis_stateful.invariant
+    precondition: Decorators = hypothesis_stateful.precondition
+    rule: Decorators = hypothesis_stateful.rule
 
     if isinstance(assignor, str) or _is_server_assignor(assignor):
         return _server_machine(assignor, partitions, session_timeout_s)
@@ -86,7 +88,7 @@ def group_state_machine(
 
         @precondition(lambda self: bool(self.up))
         @rule(data=st.data(), downtime=st.sampled_from((0.0, session_timeout_s / 2, session_timeout_s * 2)))
-        def restart(self, data: st.DataObject, downtime: float) -> None:
+        def restart(self, data: DataObject, downtime: float) -> None:
             handle = data.draw(st.sampled_from(self.up), label="member")
             self.sim.apply(Restart(self.now, handle, downtime))
             self.now += max(downtime, session_timeout_s) + 1

@@ -24,7 +24,7 @@ from assignors._core.model import (
     TopicPartition,
 )
 from assignors._groups.scenario import Scenario
-from assignors.testing._types import DrawFn, SearchStrategy, require_testing_extra, testing_extra_module
+from assignors.testing._types import DrawFn, SearchStrategy, testing_extra_module
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -97,8 +97,7 @@ def clusters(
         max_partitions: most partitions of one topic (zero partitions is drawn too).
         racks: whether partitions carry replica racks (from ``a``, ``b``, ``c``); None draws it.
     """
-    require_testing_extra()
-    from hypothesis import strategies as st
+    st = testing_extra_module("hypothesis.strategies")
 
     count = draw(st.integers(min_topics, max_topics))
     partitions = {f"t{i}": draw(st.integers(0, max_partitions)) for i in range(count)}
@@ -145,8 +144,7 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
         owned: members claim random partitions (of any topic, some claimed twice) with random
             generations from -1 to 3, as after an arbitrary history.
     """
-    require_testing_extra()
-    from hypothesis import strategies as st
+    st = testing_extra_module("hypothesis.strategies")
 
     with_racks = draw(st.booleans()) if racks is None else racks
     cluster = draw(clusters(max_topics=max_topics, max_partitions=max_partitions, racks=with_racks))
@@ -181,15 +179,13 @@ def groups(  # noqa: PLR0913 - keyword-only bounds, as hypothesis strategies tak
 
 def topic_names(*, max_size: int = 12) -> SearchStrategy:
     """Non-empty topic names of any Unicode text (what the wire format carries), ``max_size`` characters at most."""
-    require_testing_extra()
-    from hypothesis import strategies as st
+    st = testing_extra_module("hypothesis.strategies")
 
     return st.text(st.characters(codec="utf-8"), min_size=1, max_size=max_size)
 
 
 def _any_partitions() -> SearchStrategy:
-    require_testing_extra()
-    from hypothesis import strategies as st
+    st = testing_extra_module("hypothesis.strategies")
 
     return st.builds(TopicPartition, topic_names(max_size=6), st.integers(0, 2**31 - 1))
 
@@ -204,7 +200,7 @@ def subscriptions(draw: DrawFn, *, max_topics: int = 5, max_owned: int = 8, stat
         max_owned: most owned partitions.
         static: with a ``group_instance_id`` (True), without (False), or drawn (None).
     """
-    from hypothesis import strategies as st
+    st = testing_extra_module("hypothesis.strategies")
 
     is_static = draw(st.booleans()) if static is None else static
     return Subscription(
@@ -220,7 +216,7 @@ def subscriptions(draw: DrawFn, *, max_topics: int = 5, max_owned: int = 8, stat
 @_composite
 def assignments(draw: DrawFn, *, max_partitions: int = 12) -> Assignment:
     """Single member assignments: distinct partitions in any order, user data or None."""
-    from hypothesis import strategies as st
+    st = testing_extra_module("hypothesis.strategies")
 
     partitions = draw(st.lists(_any_partitions(), max_size=max_partitions, unique=True))
     return Assignment(partitions, user_data=draw(st.none() | st.binary(max_size=16)))
@@ -260,8 +256,7 @@ def event_sequences(  # noqa: PLR0913, PLR0915 - keyword-only bounds; one small 
             one (False; it may still change on restart with ``mixed``).
         session_timeout_s: the group's session timeout.
     """
-    require_testing_extra()
-    from hypothesis import strategies as st
+    st = testing_extra_module("hypothesis.strategies")
 
     topics = [f"t{i}" for i in range(draw(st.integers(1, max_topics)))]
     partitions = {t: draw(st.integers(0, max_partitions)) for t in topics}

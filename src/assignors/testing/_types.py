@@ -1,21 +1,23 @@
 """The names this kit's signatures give Hypothesis's types.
 
-Aliases of ``Any``, because no module of ``assignors`` imports Hypothesis outside a function, not even for type
+Aliases of ``Any``, because no module of ``assignors`` holds an import statement of Hypothesis, not even for type
 checking: ``import assignors`` stays free of it, and the ``testing`` extra is needed only when a strategy, a state
 machine or the battery is built. The values behind them are Hypothesis's own.
 
-Every function of the kit that builds with Hypothesis calls :func:`require_testing_extra` before it imports it, so the
-kit imports without the extra (its checks, ``KafkaBroker`` and the group runners need none) and a strategy, a state
-machine or the battery says what is missing when it is built.
+Every function of the kit that builds with Hypothesis loads its modules by name (:func:`testing_extra_module`, which
+calls :func:`require_testing_extra` first), so the kit imports without the extra (its checks, ``KafkaBroker`` and the
+group runners need none) and a strategy, a state machine or the battery says what is missing when it is built.
 """
 
 import importlib
 import importlib.util
 import sys
+from collections.abc import Callable
 from typing import Any, TypeAlias
 
 __all__ = [
     "DataObject",
+    "Decorators",
     "DrawFn",
     "SearchStrategy",
     "Settings",
@@ -34,6 +36,9 @@ StateMachine: TypeAlias = Any
 """A ``hypothesis.stateful.RuleBasedStateMachine`` subclass."""
 Settings: TypeAlias = Any
 """A ``hypothesis.settings``."""
+Decorators: TypeAlias = Callable[..., Callable[[Callable[..., Any]], Callable[..., Any]]]
+"""What Hypothesis's decorator factories (``given``, ``settings``, ``rule``, ``precondition``, ``invariant``) are to
+the kit's type checks, loaded by name (:func:`testing_extra_module`)."""
 
 
 MISSING = "assignors.testing needs Hypothesis: pip install 'assignors[testing]'"
