@@ -39,6 +39,7 @@ __all__ = [
     "WeightedLoad",
     "Weights",
     "leader_share",
+    "moved_partitions",
     "pause_partition_seconds",
     "rebalance_pause",
     "rejoined_partitions",
@@ -244,25 +245,32 @@ class PartitionWeights:
         The weights were checked when these were built, and each moved partition is one lookup: the replay weighs
         every rebalance's moves with one of these.
         """
-        present = after.keys() if members_after is None else members_after
-        if not isinstance(present, Collection) or isinstance(present, str):
-            present = set(present)
-        new_owner: dict[TopicPartition, MemberId] = {}
-        for member, value in after.items():
-            new_owner.update(dict.fromkeys(_partitions(value), member))
-        table, weights, fallback = self._table, self._weights, self._fallback
         parts: list[float] = []
-        for member, value in before.items():
-            if member not in present:
-                continue
-            for tp in _partitions(value):
-                owner = new_owner.get(tp)
-                if owner is not None and owner != member:
-                    weight = table.get(tp)
-                    if weight is None:  # a partition of another topic: read as weighted_load reads it
-                        weight = _load((tp,), weights, fallback)
-                    parts.append(weight)
+        for tp in moved_partitions(before, after, members_after):
+            weight = self._table.get(tp)
+            parts.append(_load((tp,), self._weights, self._fallback) if weight is None else weight)  # another topic's
         return math.fsum(parts)
+
+
+def moved_partitions(
+    before: Mapping[MemberId, Assignment | Iterable[TopicPartition]],
+    after: Mapping[MemberId, Assignment | Iterable[TopicPartition]],
+    members_after: Collection[MemberId] | None = None,
+) -> list[TopicPartition]:
+    """The partitions owned in ``before`` by a member present at ``after`` (``members_after``, by default the members
+    of ``after``) that another member owns in ``after``: what :func:`~assignors.metrics.movement` counts as
+    ``moved``, for :func:`~assignors.metrics.moved_weight` and :meth:`PartitionWeights.moved` to weigh."""
+    present = after.keys() if members_after is None else members_after
+    if not isinstance(present, Collection) or isinstance(present, str):
+        present = set(present)
+    new_owner: dict[TopicPartition, MemberId] = {}
+    for member, value in after.items():
+        new_owner.update(dict.fromkeys(_partitions(value), member))
+    moved: list[TopicPartition] = []
+    for member, value in before.items():
+        if member in present:
+            moved.extend(tp for tp in _partitions(value) if new_owner.get(tp, member) != member)
+    return moved
 
 
 class PauseProtocol(Enum):

@@ -26,6 +26,7 @@ from assignors._core.load import (
     WeightedLoad,
     Weights,
     leader_share,
+    moved_partitions,
     pause_partition_seconds,
     rebalance_pause,
     rejoined_partitions,
@@ -295,19 +296,10 @@ def moved_weight(
     10.0
     """
     weighted_load({}, weights, default=default)  # checks every weight and the default, naming a bad one
-    present = after.keys() if members_after is None else members_after
-    if not isinstance(present, Collection) or isinstance(present, str):
-        present = set(present)
-    new_owner = owners(after)
     parts: list[float] = []
-    for member, value in before.items():
-        if member not in present:
-            continue
-        for tp in _sequence(value):
-            owner = new_owner.get(tp)
-            if owner is not None and owner != member:
-                weight = weights.get((tp[0], tp[1]))
-                parts.append(weights.get((tp[0], None), default) if weight is None else weight)
+    for tp in moved_partitions(before, after, members_after):
+        weight = weights.get((tp[0], tp[1]))
+        parts.append(weights.get((tp[0], None), default) if weight is None else weight)
     return math.fsum(parts)
 
 
