@@ -4,11 +4,13 @@ nothing was lost or held twice. One function per check, each returning what it f
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +21,11 @@ from helpers.processes import ProcessMember
 
 RATE_PER_S = 50  # records the producer writes per second while the scenario runs
 DRAIN_TIMEOUT_S = 120.0
+PRODUCER_DEBUG = "eos,broker,topic,metadata,msg"
+"""librdkafka's debug contexts the producer logs to its file: its idempotence states (PID, drains, epoch bumps),
+its connections, the partitions' leaders, and each message set sent, acknowledged or failed."""
+TELLING = ("IDEMPSTATE", "GETPID", "DRAIN", "BROKERUA", "LEADERUA", "REQERR", "TIMEOUT", "STATE", "FAIL", "LEADER ")
+"""The facilities of those lines that tell why records go unacknowledged, quoted when the producer failed."""
 
 
 @dataclass
@@ -28,6 +35,7 @@ class KeyedProducer:
 
     bootstrap: str
     topic: str
+    log_file: Path | None = None
     delivered: dict[tuple[int, int], str] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -47,16 +55,29 @@ class KeyedProducer:
             self.delivered[(message.partition(), message.offset())] = message.key().decode()
 
     def _run(self) -> None:
-        producer = Producer(
-            {
-                "bootstrap.servers": self.bootstrap,
-                "acks": "all",
-                "enable.idempotence": True,
-                "message.timeout.ms": 120_000,
-                "linger.ms": 5,
-                "log_level": 2,  # not the refused connections while the broker restarts
-            }
-        )
+        settings: dict[str, Any] = {
+            "bootstrap.servers": self.bootstrap,
+            "acks": "all",
+            "enable.idempotence": True,
+            "message.timeout.ms": 120_000,
+            "linger.ms": 5,
+            "log_level": 2,  # not the refused connections while the broker restarts
+            # No re-bootstrap (KIP-1102, librdkafka 2.10+): when its only broker restarts, librdkafka's default
+            # decommissions that broker's handle for a new one (its log: "Decommissioning 1 broker(s): re-bootstrap",
+            # about 10 times a restart); in one CI run of 2026-11-30 the records produced from the restart on then sat
+            # unsent until message.timeout.ms failed all 415 of them, 120 s later (librdkafka's PR #5600 names races
+            # of queued messages on decommissioned brokers). Kept, the handle reconnects, its queue with it.
+            "metadata.recovery.strategy": "none",
+        }
+        if self.log_file is not None:  # everything librdkafka says of the records, timed from the producer's start
+            logger = logging.getLogger(f"faults.producer.{id(self)}")
+            logger.propagate = False
+            logger.setLevel(logging.DEBUG)
+            handler = logging.FileHandler(self.log_file, encoding="utf-8")
+            handler.setFormatter(_SinceStart(self.began))
+            logger.addHandler(handler)
+            settings |= {"debug": PRODUCER_DEBUG, "log_level": 7, "logger": logger}
+        producer = Producer(settings)
         while not self.stop.is_set():
             key = f"k{self.written}"
             producer.produce(self.topic, key=key, value=key, on_delivery=self._delivered)
@@ -69,6 +90,30 @@ class KeyedProducer:
         self.stop.set()
         self.thread.join(DRAIN_TIMEOUT_S + 10)
         assert not self.thread.is_alive(), "the producer did not flush in time"
+
+    def story(self, since_s: float, limit: int = 120) -> str:
+        """The log's telling lines (:data:`TELLING`) from ``since_s`` seconds after the producer's start: why its
+        records went unacknowledged, for a failure's message (the whole log stays in ``log_file``)."""
+        if self.log_file is None or not self.log_file.exists():
+            return "(no producer log)"
+        lines = [
+            line
+            for line in self.log_file.read_text(encoding="utf-8", errors="replace").splitlines()
+            if any(word in line for word in TELLING) and float(line.split(" ", 1)[0]) >= since_s
+        ]
+        shown = lines[:limit] + ([f"... {len(lines) - limit} more in {self.log_file}"] if len(lines) > limit else [])
+        return "\n".join(shown)
+
+
+class _SinceStart(logging.Formatter):
+    """A log line as ``+seconds message``: seconds from ``began`` (``time.monotonic()``), as the failures say."""
+
+    def __init__(self, began: float) -> None:
+        super().__init__()
+        self.began = began
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{time.monotonic() - self.began:.3f} {record.getMessage()}"
 
 
 def settled_balanced(

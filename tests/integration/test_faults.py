@@ -88,7 +88,7 @@ def test_faults_lose_nothing(broker: KafkaBroker, group: str, tmp_path: Path, pa
 
     live: dict[str, ProcessMember] = {}
     wait: Callable[..., dict[str, set[int]]] = lambda: settled_balanced(log, live, partitions=PARTITIONS)  # noqa: E731
-    producer = KeyedProducer(broker.bootstrap_servers, topic)
+    producer = KeyedProducer(broker.bootstrap_servers, topic, log_file=tmp_path / "producer.log")
     try:
         for name in ("c1", "s1", "c2", "c3"):
             live[name] = spawn(name)
@@ -139,7 +139,10 @@ def test_faults_lose_nothing(broker: KafkaBroker, group: str, tmp_path: Path, pa
         f"{sum(counts.values())} ({len(counts)} distinct, {duplicates} duplicates), {zombies} zombie overlaps, "
         f"{seconds:.1f} s"
     )
-    assert producer.failures == [], f"the broker restarted from +{down_at:.1f} s to +{up_at:.1f} s"
+    assert producer.failures == [], (
+        f"the broker restarted from +{down_at:.1f} s to +{up_at:.1f} s; {len(producer.failures)} records failed, "
+        f"{producer.failures[:3]}; the producer from the restart on:\n{producer.story(down_at - 1.0)}"
+    )
     assert producer.unflushed == 0
     assert missing(producer.delivered, counts) == []
     assert committed == ends
