@@ -181,6 +181,10 @@ def why_slower(record: dict[str, Any]) -> str:
 SPARK_TIMEOUT_S = 900
 SPARK_TARGET_S = 180.0
 SPARK_TARGET_OVERHEAD = 1.5
+SPARK_BASELINE = ("2026-11-26", 4050.0, 2624.0)
+"""Issue 36's baseline of the Spark row: its date, Spark's and plain Python's evaluations/s (in
+results/2026-11-26T17-04-44Z.json); the target is :data:`SPARK_TARGET_SPEEDUP` times Spark's."""
+SPARK_TARGET_SPEEDUP = 1.5
 
 
 def _run(spec: dict[str, Any]) -> dict[str, Any]:
@@ -316,6 +320,23 @@ def _spark_rows(figures: dict[str, Any]) -> list[str]:
             f" | {'equal' if figures['same_output'] else '**differs**'} | {figures['date']} |"
         ),
         *_spark_phases(figures),
+        *_spark_speedup(figures),
+    ]
+
+
+def _spark_speedup(figures: dict[str, Any]) -> list[str]:
+    """The row's evaluations/s against :data:`SPARK_BASELINE`, Spark's and plain Python's (the machine's speed moves
+    both alike: two ratios that agree measure the code, not the hour)."""
+    date, spark, plain = SPARK_BASELINE
+    ratio = figures["evaluations_per_s_spark"] / spark
+    verdict = "ok" if ratio >= SPARK_TARGET_SPEEDUP else "**short**"
+    return [
+        "",
+        (
+            f"Against {date} ({spark:,.0f} evaluations/s on Spark, {plain:,.0f} in plain Python): Spark"
+            f" {ratio:.2f}x (>= {SPARK_TARGET_SPEEDUP:g}x {verdict}), plain Python"
+            f" {figures['evaluations_per_s_plain'] / plain:.2f}x."
+        ),
     ]
 
 

@@ -257,3 +257,34 @@ def test_the_timed_demo_renders_under_the_spark_evaluation(tmp_path: Path) -> No
     assert selected("demo", DEMO_LABEL)
     assert selected("spark", DEMO_LABEL)
     assert not selected("evaluation", DEMO_LABEL)
+
+
+def test_the_spark_row_says_how_far_it_is_from_issue_36s_baseline(tmp_path: Path) -> None:
+    """The Spark row's evaluations/s against the baseline's, Spark's and plain Python's, with the 1.5x target."""
+    figures = {
+        "groups": 10,
+        "snapshots": 5,
+        "membership_rows": 100,
+        "evaluations": 200,
+        "rebalances": 40,
+        "plain_s": 1.0,
+        "spark_evaluate_s": 1.0,
+        "spark_wall_s": 2.0,
+        "overhead": 1.0,
+        "evaluations_per_s_spark": 6075.0,
+        "evaluations_per_s_plain": 2624.0,
+        "same_output": True,
+    }
+
+    def rendered(date: str, **changes: float) -> str:
+        run = {"date": date, "python": "3.11", "cores": 2, "machine": "x86_64", "cases": []}
+        run["spark"] = {**figures, **changes, "date": date}
+        (tmp_path / f"{date}T00-00-00Z.json").write_text(json.dumps(run), encoding="utf-8")
+        return render(tmp_path)
+
+    text = rendered("2026-01-01")
+    assert (
+        "Against 2026-11-26 (4,050 evaluations/s on Spark, 2,624 in plain Python): Spark 1.50x (>= 1.5x ok),"
+        " plain Python 1.00x." in text
+    )
+    assert "Spark 1.48x (>= 1.5x **short**)" in rendered("2026-02-01", evaluations_per_s_spark=6000.0)
