@@ -10,9 +10,20 @@ import pytest
 from calibration.fit import _factors, compact, fit_clients, fit_factors, write_factors
 from calibration.measure import Observed, stall_share, steady_stalls
 from calibration.predict import predict
-from calibration.report import _handovers, _spread, _why, comparable, model_for, previous_totals, uniform_steps
+from calibration.report import (
+    _handovers,
+    _runs_disagree,
+    _spread,
+    _why,
+    comparable,
+    model_for,
+    previous_totals,
+    uniform_steps,
+)
 from calibration.runner import Group
 from calibration.scenarios import SCENARIOS, SETTINGS, STRATEGIES
+from hypothesis import given
+from hypothesis import strategies as st
 
 from assignors.metrics import PauseModel, rebalance_pause, restart_pause
 from assignors.testing._groups import TimedMemberSpec
@@ -203,20 +214,33 @@ def test_the_previous_run_gives_each_row_its_spread(tmp_path: Path) -> None:
     assert previous_totals(tmp_path / "absent.json") == {}
     assert _spread(8.0, 4.0) == 0.5
     assert _spread(3.0, None) is None
-    assert _why({"after": 10.0, "pause": 9.0}, 0.6, "leave") == ""  # within 25%: no reason needed
-    assert _why({"after": 4.0, "pause": 8.0}, 0.5, "leave") == "the measurement varies 50% between runs"
-    assert _why({"after": 4.0, "pause": 8.0, "moved": 2, "moved_p": 3}, 0.1, "join") == (
+    assert _why({"after": 10.0, "pause": 9.0}, "leave") == ""  # within 25%: no reason needed
+    # the runs range over more than 25% and the model is within 25% of that range: their spread
+    assert _why({"after": 5.5, "pause": 8.0, "earlier": 4.0}, "leave") == (
+        "the measurement ranges 4.0-8.0 over 2 runs; the model is within 25% of that"
+    )
+    assert _why({"after": 11.0, "pause": 5.0, "runs": [9.0, 6.0, 5.0]}, "join") == (
+        "the measurement ranges 5.0-9.0 over 3 runs; the model is within 25% of that"
+    )
+    # beyond 25% of every run, on one side of them all: the model's miss, however much the runs differ
+    assert _why({"after": 2.0, "pause": 8.0, "earlier": 4.0, "moved": 2, "moved_p": 3}, "leave") == (
+        "the replay moves 3 partitions, the group moved 2"
+    )
+    assert _why({"after": 4.0, "pause": 8.0}, "wave") == (  # no other run: nothing to say of the spread
+        "the broker's rebalances interleave with the new members' start-up"
+    )
+    assert _why({"after": 4.0, "pause": 8.0, "moved": 2, "moved_p": 3}, "join") == (
         "the replay moves 3 partitions, the group moved 2"
     )
     # the survivors' part accounts for the gap: 7 observed, 3 priced of a gap of 4
     survivors = {"after": 4.0, "pause": 8.0, "survivors": 7.0, "survivors_p": 3.0, "learned": 0.8}
-    assert _why(survivors, 0.1, "leave") == (
+    assert _why(survivors, "leave") == (
         "the survivors' partitions waited 7.0 partition-seconds, the model's mean 3.0 (members learned of a "
         "rebalance up to 0.8 s apart)"
     )
     orphans = {"after": 4.0, "pause": 8.0, "survivors": 1.0, "survivors_p": 1.0}
-    assert _why(orphans, None, "wave") == "the broker's rebalances interleave with the new members' start-up"
-    assert _why(orphans, None, "leave") == (
+    assert _why(orphans, "wave") == "the broker's rebalances interleave with the new members' start-up"
+    assert _why(orphans, "leave") == (
         "the orphaned and restarted partitions waited 7.0 partition-seconds, the model's mean 3.0"
     )
 
@@ -442,3 +466,25 @@ def test_uniform_steps_count_the_steps_the_replay_holds_with_the_coordinators_ta
     assert uniform_steps({"runs": [_uniform_run(brokers)]}) == (2, 2, 1, 2)
     without = {"m0": [["t", 0], ["t", 1]], "m1": [["t", 2]], "m2": [["t", 3]]}
     assert uniform_steps({"runs": [_uniform_run(without)]}) == (2, 1, 2, 2)
+
+
+_SECONDS = st.floats(min_value=0.1, max_value=1000.0, allow_nan=False)
+
+
+@given(pause=_SECONDS, others=st.lists(_SECONDS, min_size=1, max_size=8), after=_SECONDS, listed=st.booleans())
+def test_a_miss_is_put_on_the_runs_spread_only_where_the_model_is_within_25_percent_of_their_range(
+    pause: float, others: list[float], after: float, *, listed: bool
+) -> None:
+    """Only a prediction within 25% of some figure in the runs' range is the runs' own disagreement; one beyond 25%
+    of every run, on one side of them all, is the model's miss, however much the runs differ; runs within 25% of
+    each other have no spread to put a miss on."""
+    total = {"pause": pause, "after": after, **({"runs": others} if listed else {"earlier": others[0]})}
+    runs = [*(others if listed else others[:1]), pause]
+    low, high = min(runs), max(runs)
+    if _runs_disagree(total):
+        nearest = min(max(after, low), high)  # the runs' range's figure closest to the prediction
+        assert abs(after - nearest) <= 0.25 * nearest * (1 + 1e-9)
+        assert high - low > 0.25 * high
+    if after < 0.75 * low or after > 1.25 * high or high - low <= 0.25 * high:
+        assert not _runs_disagree(total)
+    assert not _runs_disagree({"pause": pause, "after": after})  # no other run: nothing to put on it
