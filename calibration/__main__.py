@@ -149,12 +149,16 @@ def collect(bootstrap: str, out: Path, runs: Sequence[dict[str, Any]]) -> dict[s
     import pyarrow.parquet as pq  # the collect extra's
 
     table = pq.read_table(out / "actual").to_pylist()
+    membership = pq.read_table(out / "membership").to_pylist()
+    topics = pq.read_table(out / "topics").to_pylist()
     handed = pq.read_table(out / "handovers").to_pylist() if (out / "handovers").is_dir() else []
     found: dict[str, Any] = {}
     for run in runs:
         final = run["steps"][-1]
         ended = final.get("end_wall", float("inf"))  # the members' closing rebalances come after it
         rows = [r for r in table if r["group_id"] == run["group_id"] and _epoch(r["snapshot_ts"]) <= ended]
+        members = [r for r in membership if r["group_id"] == run["group_id"] and _epoch(r["snapshot_ts"]) <= ended]
+        named = {topic for r in members for topic in r["topics"] or ()}
         stamps = sorted({row["snapshot_ts"] for row in rows})
         last = {row["member_id"]: sorted(row["assigned"] or []) for row in rows if row["snapshot_ts"] == stamps[-1]}
         ids = {name: m["member_id"] for name, m in final["members"].items()}
@@ -167,6 +171,29 @@ def collect(bootstrap: str, out: Path, runs: Sequence[dict[str, Any]]) -> dict[s
             "snapshots": len(stamps),
             "final_agrees": bool(rows) and last == held,
             "handovers": handovers,
+            # the group's own records as `assignors evaluate --actual` reads them (times as seconds since the epoch)
+            "records": {
+                "membership": [
+                    [_epoch(r["snapshot_ts"]), r["member_id"], list(r["topics"] or ()), r["group_instance_id"]]
+                    for r in members
+                ],
+                "actual": [
+                    [
+                        _epoch(r["snapshot_ts"]),
+                        r["generation"],
+                        r["protocol"],
+                        r["member_id"],
+                        r["group_instance_id"],
+                        list(r["assigned"] or ()),
+                    ]
+                    for r in rows
+                ],
+                "topics": [
+                    [r["topic"], r["partitions"], None if r["valid_from"] is None else _epoch(r["valid_from"])]
+                    for r in topics
+                    if r["topic"] in named
+                ],
+            },
         }
     return found
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import statistics
 from collections.abc import Mapping, Sequence
@@ -25,6 +26,8 @@ from calibration.measure import (
 )
 from calibration.predict import Predicted, predict
 from calibration.scenarios import SCENARIOS, STRATEGIES
+from spark_udfs.replay.actual import ActualRow, actual_rows  # noqa: TID251 - priced as `evaluate --actual` prices
+from spark_udfs.replay.group_input import MemberRow, TopicHistory  # noqa: TID251 - its input rows
 
 __all__ = ["model_for", "render", "rows_of"]
 
@@ -103,6 +106,44 @@ def _row(run: Mapping[str, Any], obs: Observed, pred: Predicted) -> dict[str, An
             "survivors": pred.pause_survivors,
         },
     }
+
+
+def records_pause(run: Mapping[str, Any], records: Mapping[str, Any] | None, model: PauseModel) -> float | None:
+    """The pause ``assignors evaluate --actual`` prices from the group's own records (what ``assignors collect`` read
+    from ``__consumer_offsets``; :func:`calibration.__main__.collect` keeps them): its ``actual`` strategy's
+    partition-seconds over the generations recorded after the group formed (the first step) up to the scenario's
+    end, priced by ``model``. None without records."""
+    if not records or not records.get("actual"):
+        return None
+
+    def at(seconds: float) -> dt.datetime:  # naive UTC, as collect writes its timestamps
+        return dt.datetime.fromtimestamp(seconds, dt.UTC).replace(tzinfo=None)
+
+    members = [
+        MemberRow(at(ts), member, tuple(topics), instance) for ts, member, topics, instance in records["membership"]
+    ]
+    recorded = [
+        ActualRow(at(ts), generation, protocol, member, instance, tuple(assigned))
+        for ts, generation, protocol, member, instance, assigned in records["actual"]
+    ]
+    history = TopicHistory(
+        (topic, count, None if since is None else at(since)) for topic, count, since in records["topics"]
+    )
+    formed = at(float(run["steps"][0]["end_wall"]))
+    rows = actual_rows(str(run["group_id"]), members, recorded, history, timing=model)
+    return round(sum(float(r["pause_partition_seconds"] or 0.0) for r in rows if r["snapshot_ts"] > formed), 3)
+
+
+def records_totals(runs: Mapping[str, Any], model: PauseModel) -> dict[tuple[str, str], float]:
+    """Per scenario and strategy, :func:`records_pause` of its group, priced with its client's model."""
+    collected = runs.get("collected") or {}
+    found: dict[tuple[str, str], float] = {}
+    for run in runs["runs"]:
+        group = collected.get(run["group_id"]) if isinstance(collected, Mapping) else None
+        priced = records_pause(run, (group or {}).get("records"), model.for_client(client_of(run)))
+        if priced is not None:
+            found[(run["scenario"], run["strategy"])] = priced
+    return found
 
 
 def _totals(rows: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
@@ -325,6 +366,7 @@ def _summary(totals: Mapping[tuple[str, str], Mapping[str, Any]], *, compared: b
             "why)."
         ),
         *noise,
+        *_records_summary(totals, scored),
         f"- Moved and revoked equal to observed at every step: {len(counts)} of {len(totals)} rows.",
         (
             f"- The replayed assignment is, member by member, what the members held at every compared step: "
@@ -336,6 +378,29 @@ def _summary(totals: Mapping[tuple[str, str], Mapping[str, Any]], *, compared: b
             f"differ by more than 25%, the calibrated model orders {concordant('after')[0]} as observed, today's "
             f"constants {concordant('before')[0]} (pairs closer than that are ties within the measurement's spread)."
         ),
+    ]
+
+
+def _records_summary(
+    totals: Mapping[tuple[str, str], Mapping[str, Any]], scored: Sequence[tuple[str, str]]
+) -> list[str]:
+    """The pause priced from the cluster's own records, against observed, in one line (none without records)."""
+    priced = [k for k in scored if totals[k].get("records") is not None]
+    if not priced:
+        return []
+    within = [k for k in priced if _close(totals[k]["records"], totals[k]["pause"])]
+    by_scenario: dict[str, list[int]] = {}
+    for k in priced:
+        counted = by_scenario.setdefault(k[0], [0, 0])
+        counted[0] += _close(totals[k]["records"], totals[k]["pause"])
+        counted[1] += 1
+    detail = ", ".join(f"{scenario} {n}/{of}" for scenario, (n, of) in by_scenario.items())
+    return [
+        (
+            f"- From the cluster's own records (column *from the records*: `assignors collect` on the broker's "
+            "`__consumer_offsets`, each recorded generation priced as `assignors evaluate --actual` prices it, with "
+            f"the same model): within 25% of observed in **{len(within)} of {len(priced)}** rows ({detail})."
+        )
     ]
 
 
@@ -484,6 +549,21 @@ def _runs_disagree(total: Mapping[str, Any]) -> bool:
     return high - low > _TOLERANCE * high and 0.75 * low <= total["after"] <= 1.25 * high
 
 
+def _attach_records(
+    totals: Mapping[tuple[str, str], dict[str, Any]], runs: Mapping[str, Any], model: PauseModel
+) -> None:
+    """Each row's ``records``: :func:`records_totals`, where the run kept the group's records."""
+    for key, priced in records_totals(runs, model).items():
+        if key in totals:
+            totals[key]["records"] = priced
+
+
+def _records_cell(total: Mapping[str, Any]) -> str:
+    """The pause priced from the group's own records, with its error; "-" without records."""
+    priced = total.get("records")
+    return "-" if priced is None else f"{priced:.1f} ({_error(priced, total['pause'])})"
+
+
 def _why(total: Mapping[str, Any], scenario: str) -> str:
     """A row outside 25%: the measured reason."""
     if _close(total["after"], total["pause"]):
@@ -527,6 +607,7 @@ def markdown(
         t["earlier"] = earlier.get(f"{key[0]}|{key[1]}")
         t["spread"] = _spread(t["pause"], t["earlier"])
         t["runs"] = (history or {}).get(f"{key[0]}|{key[1]}", [])
+    _attach_records(totals, runs, model)
     observed_rank = _ranks(totals, "pause")
     after_rank = _ranks(totals, "after")
     before_rank = _ranks(totals, "before")
@@ -585,7 +666,11 @@ def markdown(
             f"holder that fetched it, plus stalls while held (fetch gaps over {STEP_STALL_S} s). **Before**: today's "
             "constants (`pause_partition_seconds`, R = H = 5 s, orphaned partitions "
             "not counted). **After**: `rebalance_pause` with `PauseModel` at the run's settings (parameters "
-            "below). Moved, revoked: observed / predicted, summed over the scenario's steps; `=` when every step "
+            "below), on the scenario's membership table replayed. **From the records**: the same model on the "
+            "cluster's own records instead (`assignors collect` on the broker's `__consumer_offsets`: each "
+            "generation, or under KIP-848 each member's epoch, after the group formed, priced as `assignors evaluate "
+            "--actual` prices it; `-` where the run kept none). "
+            "Moved, revoked: observed / predicted, summed over the scenario's steps; `=` when every step "
             "agrees. Same assignment: the steps whose replayed assignment is, member by member, what the members "
             "held. Rank: by pause among the strategies of the scenario, observed / before / after."
         ),
@@ -611,10 +696,10 @@ def markdown(
             lines += [f"Note: {scenario.notes}.", ""]
         lines += [
             (
-                "| strategy | implementation | observed pause | previous run | before | after (error) | moved | "
-                "revoked | same assignment | rank | outside 25% because |"
+                "| strategy | implementation | observed pause | previous run | before | after (error) | from the "
+                "records (error) | moved | revoked | same assignment | rank | outside 25% because |"
             ),
-            "| --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |",
         ]
         order = {st.label: i for i, st in enumerate(STRATEGIES)}
         for key in sorted(keys, key=lambda k: order.get(k[1], 99)):
@@ -628,7 +713,8 @@ def markdown(
             prior = earlier.get(f"{key[0]}|{key[1]}")
             lines.append(
                 f"| {key[1]}{flag} | {impl} | {t['pause']:.1f} | {'-' if prior is None else f'{prior:.1f}'} | "
-                f"{t['before']:.1f} | {t['after']:.1f} ({_error(t['after'], t['pause'])}) | {moved} | "
+                f"{t['before']:.1f} | {t['after']:.1f} ({_error(t['after'], t['pause'])}) | {_records_cell(t)} | "
+                f"{moved} | "
                 f"{revoked} {agree} | {same} | {observed_rank[key]} / {before_rank[key]} / {after_rank[key]} | "
                 f"{_why(t, key[0])} |"
             )

@@ -18,6 +18,8 @@ from calibration.report import (
     comparable,
     model_for,
     previous_totals,
+    records_pause,
+    records_totals,
     uniform_steps,
 )
 from calibration.runner import Group
@@ -488,3 +490,38 @@ def test_a_miss_is_put_on_the_runs_spread_only_where_the_model_is_within_25_perc
     if after < 0.75 * low or after > 1.25 * high or high - low <= 0.25 * high:
         assert not _runs_disagree(total)
     assert not _runs_disagree({"pause": pause, "after": after})  # no other run: nothing to put on it
+
+
+def test_the_records_are_priced_as_evaluate_actual_prices_them_after_the_group_formed() -> None:
+    """A classic group's records: formed by m1 and m2 (generation 1, before the first step ended), then m3 joins
+    (generation 2): only the later generation counts, priced by ``rebalance_pause`` like any rebalance."""
+    model = PauseModel(heartbeat_seconds=1.0, eager_heartbeats=0.5, fetch_seconds=0.1)
+    records = {
+        "membership": [
+            [100.0, "m1", ["a"], None],
+            [100.0, "m2", ["a"], None],
+            [200.0, "m1", ["a"], None],
+            [200.0, "m2", ["a"], None],
+            [200.0, "m3", ["a"], None],
+        ],
+        "actual": [
+            [100.0, 1, "range", "m1", None, ["a-0", "a-1", "a-2"]],
+            [100.0, 1, "range", "m2", None, ["a-3", "a-4", "a-5"]],
+            [200.0, 2, "range", "m1", None, ["a-0", "a-1"]],
+            [200.0, 2, "range", "m2", None, ["a-2", "a-3"]],
+            [200.0, 2, "range", "m3", None, ["a-4", "a-5"]],
+        ],
+        "topics": [["a", 6, None]],
+    }
+    run = {"group_id": "g", "scenario": "join", "strategy": "java range", "product": "range",
+           "steps": [{"end_wall": 150.0}, {"end_wall": 250.0}]}  # fmt: skip
+    # the survivors m1 and m2 revoked all 6 (EAGER), of which 3 moved: a-2 to m2, a-4 and a-5 to m3
+    expected = rebalance_pause("EAGER", model, moved=3, survivors_owned=6)
+    assert expected > 0
+    assert records_pause(run, records, model) == round(expected, 3)
+    formed_later = {**run, "steps": [{"end_wall": 250.0}]}  # generation 2 was the group forming: nothing priced
+    assert records_pause(formed_later, records, model) == 0.0
+    assert records_pause(run, None, model) is None
+    assert records_pause(run, {**records, "actual": []}, model) is None
+    collected = {"runs": [run], "collected": {"g": {"records": records}, "other": {}}}
+    assert records_totals(collected, model) == {("join", "java range"): round(expected, 3)}
