@@ -399,7 +399,10 @@ def _records_summary(
         (
             f"- From the cluster's own records (column *from the records*: `assignors collect` on the broker's "
             "`__consumer_offsets`, each recorded generation priced as `assignors evaluate --actual` prices it, with "
-            f"the same model): within 25% of observed in **{len(within)} of {len(priced)}** rows ({detail})."
+            f"the same model): within 25% of observed in **{len(within)} of {len(priced)}** rows ({detail}). The "
+            "records show no crash (a departure is a LeaveGroup to them: the session timeout a crash waits is not "
+            "priced) and no static member's restart (no rebalance); where the broker split a change into several "
+            "rebalances (a deploy wave's leaves, then its joins), they show each."
         )
     ]
 
@@ -666,10 +669,12 @@ def markdown(
             f"holder that fetched it, plus stalls while held (fetch gaps over {STEP_STALL_S} s). **Before**: today's "
             "constants (`pause_partition_seconds`, R = H = 5 s, orphaned partitions "
             "not counted). **After**: `rebalance_pause` with `PauseModel` at the run's settings (parameters "
-            "below), on the scenario's membership table replayed. **From the records**: the same model on the "
-            "cluster's own records instead (`assignors collect` on the broker's `__consumer_offsets`: each "
-            "generation, or under KIP-848 each member's epoch, after the group formed, priced as `assignors evaluate "
-            "--actual` prices it; `-` where the run kept none). "
+            "below), on the scenario's membership table replayed, told what the table cannot say: which departures "
+            "were crashes (`rebalance_pause(..., crashed=)`) and when a static member was down (`restart_pause`). "
+            "**From the records**: the same model on the cluster's own records instead (`assignors collect` on the "
+            "broker's `__consumer_offsets`: each generation, or under KIP-848 each member's epoch, after the group "
+            "formed, priced as `assignors evaluate --actual` prices it, every departure as a LeaveGroup and no static "
+            "restart, since the records show neither; `-` where the run kept none). "
             "Moved, revoked: observed / predicted, summed over the scenario's steps; `=` when every step "
             "agrees. Same assignment: the steps whose replayed assignment is, member by member, what the members "
             "held. Rank: by pause among the strategies of the scenario, observed / before / after."
