@@ -70,7 +70,12 @@ class KeyedProducer:
         self.thread.start()
 
     def finish(self) -> None:
+        """Stop producing for good (:meth:`pause`) and close the log file."""
         self.pause()
+        if self.logger is not None:
+            for handler in self.logger.handlers[:]:
+                self.logger.removeHandler(handler)
+                handler.close()
 
     def _delivered(self, error: Any, message: Any) -> None:
         if error is not None:  # which record, and when its failure came: the window it fell in names the fault
@@ -119,10 +124,18 @@ class KeyedProducer:
         lines = [
             line
             for line in self.log_file.read_text(encoding="utf-8", errors="replace").splitlines()
-            if any(word in line for word in TELLING) and float(line.split(" ", 1)[0]) >= since_s
+            if any(word in line for word in TELLING) and _seconds(line) >= since_s
         ]
         shown = lines[:limit] + ([f"... {len(lines) - limit} more in {self.log_file}"] if len(lines) > limit else [])
         return "\n".join(shown)
+
+
+def _seconds(line: str) -> float:
+    """A log line's time (its first word, see :class:`_SinceStart`); -1 for a line that does not start with one."""
+    try:
+        return float(line.split(" ", 1)[0])
+    except ValueError:
+        return -1.0
 
 
 class _SinceStart(logging.Formatter):
