@@ -655,31 +655,30 @@ def rejoined_partitions(
     kind = _pause_protocol(protocol)
     if kind is PauseProtocol.CONSUMER:
         return 0
-    kept: dict[str, int] = {}  # COOPERATIVE: what each member present before and after keeps
-    if kind is PauseProtocol.COOPERATIVE:
-        for identity, owned in before.items():
-            if identity in after:
-                now = set(after[identity])
-                kept[identity] = sum(1 for tp in owned if tp in now)
-    # a member that also gives partitions up waits once: Movement.retained_revoking counts what it keeps, when
-    # another member gives nothing up
-    steady = any(count == len(before[identity]) for identity, count in kept.items())
-
-    def counted(identity: str) -> int:
-        owned = before.get(identity, ())
-        if kind is PauseProtocol.EAGER:
-            return len(owned)
-        count = kept.get(identity, 0)
-        return 0 if steady and count < len(owned) else count
 
     def differ(identity: str, topics: Sequence[str]) -> bool:
         was = topics_before[identity]
         return was != topics and tuple(was) != tuple(topics)  # a list and a tuple of the same topics are the same
 
     changed = [i for i, topics in topics_now.items() if i in topics_before and differ(i, topics)]
-    if before and not changed and topics_now.keys() == topics_before.keys():  # a partition count changed
-        return leader_share(sum(counted(identity) for identity in before if identity in after), len(before))
-    return sum(map(counted, changed))
+    recounted = bool(before) and not changed and topics_now.keys() == topics_before.keys()  # a partition count
+    if not changed and not recounted:  # members joined or left: nobody rejoined on their own (most rebalances)
+        return 0
+    if kind is PauseProtocol.EAGER:
+        counts = {identity: len(owned) for identity, owned in before.items()}
+    else:  # what each member present before and after keeps
+        counts = {}
+        for identity, owned in before.items():
+            if identity in after:
+                now = set(after[identity])
+                counts[identity] = sum(1 for tp in owned if tp in now)
+        # a member that also gives partitions up waits once: Movement.retained_revoking counts what it keeps, when
+        # another member gives nothing up
+        if any(count == len(before[identity]) for identity, count in counts.items()):
+            counts = {i: count if count == len(before[i]) else 0 for i, count in counts.items()}
+    if recounted:
+        return leader_share(sum(counts.get(i, 0) for i in before if i in after), len(before))
+    return sum(counts.get(i, 0) for i in changed)
 
 
 def leader_share(survivors_owned: int, members: int) -> int:
