@@ -139,8 +139,7 @@ def records_totals(runs: Mapping[str, Any], model: PauseModel) -> dict[tuple[str
     collected = runs.get("collected") or {}
     found: dict[tuple[str, str], float] = {}
     for run in runs["runs"]:
-        group = collected.get(run["group_id"]) if isinstance(collected, Mapping) else None
-        priced = records_pause(run, (group or {}).get("records"), model.for_client(client_of(run)))
+        priced = records_pause(run, collected.get(run["group_id"], {}).get("records"), model.for_client(client_of(run)))
         if priced is not None:
             found[(run["scenario"], run["strategy"])] = priced
     return found
@@ -546,10 +545,13 @@ def _runs_disagree(total: Mapping[str, Any]) -> bool:
     (:func:`_band`) range over more than 25% and the prediction is within 25% of some figure in that range.
     A prediction beyond 25% of every run, on one side of them all, is the model's miss."""
     band = _band(total)
-    if band is None:
-        return False
+    return band is not None and _disagree(band, total["after"])
+
+
+def _disagree(band: tuple[float, float, int], predicted: float) -> bool:
+    """:func:`_runs_disagree` on the runs' ``band`` (:func:`_band`) and the prediction."""
     low, high, _ = band
-    return high - low > _TOLERANCE * high and 0.75 * low <= total["after"] <= 1.25 * high
+    return high - low > _TOLERANCE * high and 0.75 * low <= predicted <= 1.25 * high
 
 
 def _attach_records(
@@ -572,7 +574,7 @@ def _why(total: Mapping[str, Any], scenario: str) -> str:
     if _close(total["after"], total["pause"]):
         return ""
     band = _band(total)
-    if band is not None and _runs_disagree(total):
+    if band is not None and _disagree(band, total["after"]):
         low, high, runs = band
         return f"the measurement ranges {low:.1f}-{high:.1f} over {runs} runs; the model is within 25% of that"
     if "moved_p" in total and total["moved_p"] != total["moved"]:
